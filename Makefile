@@ -1,0 +1,33 @@
+# `make test` is what CI runs (.ci/run): it installs the pinned Codex App Server into an
+# ignored cache folder, then checks formatting, vets and runs every test with the race detector.
+GO ?= go
+
+.PHONY: test build install-codex fmt-check vet bench fuzz clean
+
+test: install-codex fmt-check vet
+	CODEXHOST_CODEX_BIN="$$(./scripts/install-codex.sh)" $(GO) test -race -count=1 -timeout 15m ./...
+
+install-codex:
+	@./scripts/install-codex.sh >/dev/null
+
+fmt-check:
+	@out="$$(gofmt -l $$(git ls-files '*.go') $$(git ls-files -o --exclude-standard '*.go'))"; \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; echo "run: gofmt -w ."; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+build:
+	CGO_ENABLED=0 $(GO) build -o bin/codexhost .
+
+bench: install-codex
+	CODEXHOST_CODEX_BIN="$$(./scripts/install-codex.sh)" $(GO) test -run '^$$' -bench . -benchmem ./...
+
+# A short fuzz run of each parser; longer runs: make fuzz FUZZTIME=5m
+FUZZTIME ?= 20s
+fuzz:
+	$(GO) test ./model -run '^$$' -fuzz '^FuzzParseThreadID$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./model -run '^$$' -fuzz '^FuzzNormalizeRef$$' -fuzztime $(FUZZTIME)
+
+clean:
+	rm -rf bin dist

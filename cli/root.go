@@ -1,0 +1,54 @@
+// Package cli holds the cobra commands: the headless face of every runtime action.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/model"
+)
+
+// Version is set at build time by the release pipeline (-ldflags "-X ...cli.Version=...").
+var Version = "dev"
+
+// NewRoot builds the whole command tree. Each call returns a fresh tree so tests can run
+// commands side by side.
+func NewRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "codexhost",
+		Short:         "Host, watch and steer many coding-agent threads at once",
+		Long:          "codexhost hosts coding-agent threads on harnesses (native Codex through the official App Server, and external CLI agents), records every delegation, and lets people and agents read, wait for, list, message, cancel and watch threads.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The terminal app arrives with the UI work; until then the bare command explains itself.
+			return cmd.Help()
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newVersionCmd(), newManCmd(root))
+	return root
+}
+
+// Execute runs the command line and maps errors to the CLI contract: a model.Error prints as
+// {"error":{...}} on stderr with exit 1.
+func Execute(args []string, stdout, stderr io.Writer) int {
+	root := NewRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var me *model.Error
+	if !errors.As(err, &me) {
+		// Flag and argument errors from cobra are the caller's mistake.
+		me = model.Errorf(model.CodeInvalidArgument, "run the command with --help for its syntax", "%v", err)
+	}
+	fmt.Fprintln(stderr, string(me.JSON()))
+	return me.ExitCode()
+}
