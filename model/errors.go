@@ -92,5 +92,5 @@ func AsError(err error) *Error {
 // IsCode reports whether err is an *Error with the given code.
 func IsCode(err error, code Code) bool {
 	var me *Error
-	return errors.As(err, &me) && me.Code == code
+	return errors.As(err, &me) && me != nil && me.Code == code
 }

@@ -1,0 +1,76 @@
+package model
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
+
+// Delegation statuses follow the child thread's life.
+const (
+	DelegationStarting  = "starting"
+	DelegationRunning   = "running"
+	DelegationCompleted = "completed"
+	DelegationFailed    = "failed"
+	DelegationCancelled = "interrupted"
+)
+
+// Delegation is the record of one thread delegating to another. It never holds task text or
+// conversation content. Version 1 is the shape an older build knows; newer fields must be
+// optional so that build keeps reading it.
+type Delegation struct {
+	V             int       `json:"v"`
+	ID            string    `json:"id"`
+	ParentThread  ThreadID  `json:"parentThread"`
+	ChildThread   ThreadID  `json:"childThread"`
+	ParentHarness string    `json:"parentHarness"`
+	TargetHarness string    `json:"targetHarness"`
+	Status        string    `json:"status"`
+	RequestID     string    `json:"requestId,omitempty"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// Origin kinds: who made a thread.
+const (
+	OriginThread = "thread" // delegated by a parent thread (see the Delegation)
+	OriginClient = "client" // started by a named external client
+)
+
+// Origin says who created a thread and with which refs; stored apart from delegations so that
+// an older build that knows only delegations is never disturbed by it.
+type Origin struct {
+	V            int       `json:"v"`
+	Thread       ThreadID  `json:"thread"`
+	Kind         string    `json:"kind"`
+	ParentThread ThreadID  `json:"parentThread,omitempty"`
+	Client       string    `json:"client,omitempty"`
+	DelegationID string    `json:"delegationId,omitempty"`
+	RequestID    string    `json:"requestId,omitempty"`
+	Refs         []string  `json:"refs,omitempty"`
+	CreatedAt    time.Time `json:"createdAt"`
+}
+
+// ThreadRecord registers a thread this runtime hosts or has seen, so that listing can cover
+// native and external threads alike. It holds metadata only.
+type ThreadRecord struct {
+	V         int       `json:"v"`
+	ID        ThreadID  `json:"id"`
+	Harness   string    `json:"harness"`
+	Cwd       string    `json:"cwd,omitempty"`
+	Model     string    `json:"model,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	RecencyAt time.Time `json:"recencyAt"`
+}
+
+// DedupeKey is the implicit idempotency key of a delegation without request id: the same
+// origin asking the same harness for the same task. Only a hash of the task text is kept.
+func DedupeKey(origin, harness, task string) string {
+	h := sha256.New()
+	for _, part := range []string{origin, harness, task} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
