@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Execute(args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func TestVersionPrintsTheBuildVersion(t *testing.T) {
+	out, _, code := run(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "codexhost "+Version+" ") {
+		t.Fatalf("version: code %d, %q", code, out)
+	}
+}
+
+func TestManPageAndCompletionsAreGenerated(t *testing.T) {
+	out, _, code := run(t, "man")
+	if code != 0 || !strings.Contains(out, ".TH CODEXHOST 1") || !strings.Contains(out, "version") {
+		t.Fatalf("man: code %d, %.200q", code, out)
+	}
+	out, _, code = run(t, "completion", "bash")
+	if code != 0 || !strings.Contains(out, "__start_codexhost") {
+		t.Fatalf("completion bash: code %d", code)
+	}
+}
+
+func TestUnknownFlagIsAnInvalidArgumentEnvelope(t *testing.T) {
+	out, errOut, code := run(t, "version", "--no-such-flag")
+	if code != 1 || out != "" {
+		t.Fatalf("code %d stdout %q", code, out)
+	}
+	var env struct {
+		Error struct{ Code, Message, Hint string }
+	}
+	if err := json.Unmarshal([]byte(errOut), &env); err != nil || env.Error.Code != "INVALID_ARGUMENT" || env.Error.Hint == "" {
+		t.Fatalf("stderr is not an error envelope: %q (%v)", errOut, err)
+	}
+}

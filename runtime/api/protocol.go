@@ -1,0 +1,184 @@
+// Package api is the runtime API: JSON-RPC 2.0, one message per line, over the home's Unix
+// socket and an optional loopback TCP listener. Every connection authenticates first. The CLI
+// and the terminal app are both clients of it; neither reaches the store directly.
+package api
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/codexhost/codexhost/model"
+)
+
+// Method names.
+const (
+	MethodAuth            = "auth"
+	MethodHarnessList     = "harness.list"
+	MethodDelegateStart   = "delegate.start"
+	MethodThreadRead      = "thread.read"
+	MethodThreadWait      = "thread.wait"
+	MethodThreadList      = "thread.list"
+	MethodThreadSend      = "thread.send"
+	MethodThreadCancel    = "thread.cancel"
+	MethodEventsSubscribe = "events.subscribe"
+	MethodRuntimeInfo     = "runtime.info"
+
+	// NotificationEvent carries one Event to a subscribed connection.
+	NotificationEvent = "event"
+)
+
+// Caller kinds, decided by the token a connection authenticated with.
+const (
+	CallerRuntime = "runtime" // a process the host started (runtime token)
+	CallerClient  = "client"  // a named external client (client token)
+)
+
+// Caller is who is on the other end of a connection.
+type Caller struct {
+	Kind   string `json:"kind"`
+	Client string `json:"client,omitempty"`
+}
+
+// AuthParams is the first request of every connection.
+type AuthParams struct {
+	Token string `json:"token"`
+}
+
+// AuthResult echoes the authenticated caller and the runtime version.
+type AuthResult struct {
+	Caller  Caller `json:"caller"`
+	Version string `json:"version"`
+}
+
+// CallerHint is what the CLI knows about its caller; the runtime resolves the rest.
+type CallerHint struct {
+	ParentThread string `json:"parentThread,omitempty"` // --parent-thread
+	EnvThread    string `json:"envThread,omitempty"`    // CODEXHOST_THREAD_ID
+	Cwd          string `json:"cwd,omitempty"`          // the caller's working directory
+}
+
+// HarnessInfo describes one registered harness.
+type HarnessInfo struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+}
+
+// HarnessListResult lists the harnesses.
+type HarnessListResult struct {
+	Harnesses []HarnessInfo `json:"harnesses"`
+}
+
+// DelegateStartParams starts (or finds, when idempotent) a delegated child thread.
+type DelegateStartParams struct {
+	Caller    CallerHint `json:"caller"`
+	Harness   string     `json:"harness"`
+	Task      string     `json:"task"`
+	RequestID string     `json:"requestId,omitempty"`
+	Refs      []string   `json:"refs,omitempty"`
+	Cwd       string     `json:"cwd,omitempty"`
+	Model     string     `json:"model,omitempty"`
+}
+
+// DelegateStartResult names the child; Existing is true when an earlier delegation matched.
+type DelegateStartResult struct {
+	Thread       model.ThreadInfo `json:"thread"`
+	DelegationID string           `json:"delegationId,omitempty"`
+	Existing     bool             `json:"existing"`
+}
+
+// ThreadReadParams reads a thread without changing it.
+type ThreadReadParams struct {
+	Thread string `json:"thread"`
+	View   string `json:"view,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// ThreadReadResult is a snapshot of a thread; Messages only in the messages view.
+type ThreadReadResult struct {
+	Thread     model.ThreadInfo `json:"thread"`
+	Result     *model.Result    `json:"result,omitempty"`
+	Messages   []model.Message  `json:"messages,omitempty"`
+	NextCursor string           `json:"nextCursor,omitempty"`
+	TimedOut   *bool            `json:"timedOut,omitempty"` // thread.wait only
+}
+
+// ThreadWaitParams waits until the thread is not active or the timeout passes.
+type ThreadWaitParams struct {
+	ThreadReadParams
+	TimeoutMs int `json:"timeoutMs,omitempty"`
+}
+
+// Sort orders of thread.list.
+var SortOrders = []string{"created-desc", "created-asc", "updated-desc", "updated-asc", "recency-desc", "recency-asc"}
+
+// ThreadListParams filters and pages threads.
+type ThreadListParams struct {
+	Caller CallerHint `json:"caller"`
+	Cwd    string     `json:"cwd,omitempty"`
+	AnyCwd bool       `json:"anyCwd,omitempty"`
+	Parent string     `json:"parent,omitempty"`
+	Client string     `json:"client,omitempty"`
+	Ref    string     `json:"ref,omitempty"`
+	Limit  int        `json:"limit,omitempty"`
+	Cursor string     `json:"cursor,omitempty"`
+	Sort   string     `json:"sort,omitempty"`
+}
+
+// ThreadListResult is one page.
+type ThreadListResult struct {
+	Threads    []model.ThreadInfo `json:"threads"`
+	NextCursor string             `json:"nextCursor,omitempty"`
+}
+
+// ThreadSendParams starts a turn on an idle thread.
+type ThreadSendParams struct {
+	Thread  string `json:"thread"`
+	Message string `json:"message"`
+}
+
+// ThreadSendResult names the started turn.
+type ThreadSendResult struct {
+	Thread model.ThreadInfo `json:"thread"`
+	TurnID string           `json:"turnId"`
+}
+
+// ThreadCancelParams interrupts the active turn.
+type ThreadCancelParams struct {
+	Thread string `json:"thread"`
+}
+
+// ThreadCancelResult names the interrupted turn.
+type ThreadCancelResult struct {
+	Thread model.ThreadInfo `json:"thread"`
+	TurnID string           `json:"turnId"`
+}
+
+// Event is one change pushed to subscribers.
+type Event struct {
+	Type       string `json:"type"` // "thread.status"
+	Thread     string `json:"thread"`
+	Status     string `json:"status,omitempty"`
+	TurnID     string `json:"turnId,omitempty"`
+	TurnStatus string `json:"turnStatus,omitempty"`
+}
+
+// Event types.
+const EventThreadStatus = "thread.status"
+
+// RuntimeInfo describes the running runtime.
+type RuntimeInfo struct {
+	Version   string   `json:"version"`
+	Home      string   `json:"home"`
+	Endpoints []string `json:"endpoints"`
+	Pid       int      `json:"pid"`
+}
+
+// Handler serves authenticated requests. The server has already checked the token; caller
+// says who is asking. Errors should be *model.Error so the code reaches the client.
+type Handler interface {
+	Authenticate(token string) (Caller, bool)
+	Handle(ctx context.Context, caller Caller, method string, params json.RawMessage) (any, error)
+	// Subscribe registers fn for events until the context ends.
+	Subscribe(ctx context.Context, fn func(Event))
+}
