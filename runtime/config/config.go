@@ -1,0 +1,231 @@
+// Package config reads and writes the home's config.toml.
+package config
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/codexhost/codexhost/model"
+)
+
+// FileName is the config file inside CODEXHOST_HOME.
+const FileName = "config.toml"
+
+// DefaultDedupeWindow is how long a repeated delegation (same origin, harness and task) returns
+// the first child when no request id is given.
+const DefaultDedupeWindow = 30 * time.Second
+
+// Duration is a time.Duration written as a Go duration string ("30s", "10m").
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses "30s".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("invalid duration %q (use forms like 30s, 10m, 1h)", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes "30s".
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Harness is an external harness: a command run once per turn.
+type Harness struct {
+	Command []string          `toml:"command"`
+	Cwd     string            `toml:"cwd,omitempty"`
+	Env     map[string]string `toml:"env,omitempty"`
+	Timeout Duration          `toml:"timeout,omitempty"`
+}
+
+// Client is a named external client; only the SHA-256 of its token is kept.
+type Client struct {
+	TokenSHA256 string `toml:"token_sha256"`
+}
+
+// Delegate tunes delegation.
+type Delegate struct {
+	DedupeWindow Duration `toml:"dedupe_window,omitempty"`
+}
+
+// AppServer tunes the native harness.
+type AppServer struct {
+	// Passthrough names extra environment variables the App Server may see.
+	Passthrough []string `toml:"env_passthrough,omitempty"`
+}
+
+// Config is config.toml.
+type Config struct {
+	CodexBin  string             `toml:"codex_bin,omitempty"`
+	Delegate  Delegate           `toml:"delegate,omitempty"`
+	AppServer AppServer          `toml:"appserver,omitempty"`
+	Harnesses map[string]Harness `toml:"harnesses,omitempty"`
+	Clients   map[string]Client  `toml:"clients,omitempty"`
+	Keys      map[string]any     `toml:"keys,omitempty"`
+}
+
+var namePattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
+
+// ValidName reports whether s can name a harness or a client.
+func ValidName(s string) bool { return namePattern.MatchString(s) }
+
+// Load reads home/config.toml; a missing file is an empty config.
+func Load(home string) (*Config, error) {
+	path := filepath.Join(home, FileName)
+	cfg := &Config{}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return nil, model.Errorf(model.CodeFailedPrecondition, "check the file's permissions", "read %s: %v", path, err)
+	}
+	md, err := toml.Decode(string(b), cfg)
+	if err != nil {
+		return nil, model.Errorf(model.CodeInvalidArgument, "fix the syntax of "+path, "config: %v", err)
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		keys := make([]string, len(undecoded))
+		for i, k := range undecoded {
+			keys[i] = k.String()
+		}
+		return nil, model.Errorf(model.CodeInvalidArgument, "remove or correct them in "+path, "config: unknown keys %v", keys)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// Validate checks names and commands.
+func (c *Config) Validate() error {
+	for name, h := range c.Harnesses {
+		if !ValidName(name) || name == model.NativeHarness {
+			return model.Errorf(model.CodeInvalidArgument, "harness names are lowercase letters, digits, - and _; `codex` is reserved", "config: invalid harness name %q", name)
+		}
+		if len(h.Command) == 0 || h.Command[0] == "" {
+			return model.Errorf(model.CodeInvalidArgument, `set command = ["program", "arg", ...]`, "config: harness %q has no command", name)
+		}
+		if h.Timeout.Duration < 0 {
+			return model.Errorf(model.CodeInvalidArgument, "use a positive duration such as 10m", "config: harness %q has a negative timeout", name)
+		}
+	}
+	for name, cl := range c.Clients {
+		if !ValidName(name) {
+			return model.Errorf(model.CodeInvalidArgument, "client names are lowercase letters, digits, - and _", "config: invalid client name %q", name)
+		}
+		if len(cl.TokenSHA256) != 64 {
+			return model.Errorf(model.CodeInvalidArgument, "recreate it with `codexhost client add "+name+"`", "config: client %q has a malformed token_sha256", name)
+		}
+	}
+	if c.Delegate.DedupeWindow.Duration < 0 {
+		return model.Errorf(model.CodeInvalidArgument, "use a duration such as 30s", "config: delegate.dedupe_window is negative")
+	}
+	return nil
+}
+
+// DedupeWindow is the configured window or the default.
+func (c *Config) DedupeWindow() time.Duration {
+	if c.Delegate.DedupeWindow.Duration > 0 {
+		return c.Delegate.DedupeWindow.Duration
+	}
+	return DefaultDedupeWindow
+}
+
+// HarnessNames lists the external harnesses in order.
+func (c *Config) HarnessNames() []string {
+	names := make([]string, 0, len(c.Harnesses))
+	for n := range c.Harnesses {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Save writes config.toml atomically with mode 0600.
+func Save(home string, c *Config) error {
+	var buf bytes.Buffer
+	buf.WriteString("# codexhost configuration\n")
+	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
+		return err
+	}
+	path := filepath.Join(home, FileName)
+	tmp, err := os.CreateTemp(home, ".config-*.toml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// NewToken returns a random token (256 bits, hex).
+func NewToken() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	return hex.EncodeToString(b)
+}
+
+// HashToken is the stored form of a client token.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// MatchClient returns the client whose token this is. Every configured hash is compared in
+// constant time, so timing reveals neither which client nor how much matched.
+func (c *Config) MatchClient(token string) (string, bool) {
+	got := HashToken(token)
+	match := ""
+	for name, cl := range c.Clients {
+		if subtle.ConstantTimeCompare([]byte(got), []byte(cl.TokenSHA256)) == 1 {
+			match = name
+		}
+	}
+	return match, match != ""
+}
+
+// AddClient creates a client token, stores its hash and returns the token (shown once).
+func (c *Config) AddClient(name string) (string, error) {
+	if !ValidName(name) {
+		return "", model.Errorf(model.CodeInvalidArgument, "use lowercase letters, digits, - and _ (start with a letter)", "invalid client name %q", name)
+	}
+	if _, ok := c.Clients[name]; ok {
+		return "", model.Errorf(model.CodeFailedPrecondition, "choose another name, or remove ["+"clients."+name+"] from config.toml first", "client %q already exists", name)
+	}
+	token := NewToken()
+	if c.Clients == nil {
+		c.Clients = map[string]Client{}
+	}
+	c.Clients[name] = Client{TokenSHA256: HashToken(token)}
+	return token, nil
+}
