@@ -31,8 +31,13 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newVersionCmd(), newManCmd(root))
+	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd())
 	return root
+}
+
+// invalidArgs is the error of a command called with the wrong arguments.
+func invalidArgs(cmd *cobra.Command, what string) error {
+	return model.Errorf(model.CodeInvalidArgument, "usage: "+cmd.UseLine(), "%s %s", cmd.CommandPath(), what)
 }
 
 // Execute runs the command line and maps errors to the CLI contract: a model.Error prints as

@@ -179,6 +179,8 @@ type RuntimeInfo struct {
 type Handler interface {
 	Authenticate(token string) (Caller, bool)
 	Handle(ctx context.Context, caller Caller, method string, params json.RawMessage) (any, error)
-	// Subscribe registers fn for events until the context ends.
+	// Subscribe registers fn for events until the context ends. The server calls it once per
+	// subscribed connection and waits for it, so it must register and return. fn never blocks
+	// and is safe to call from any goroutine, also after ctx ended (it then does nothing).
 	Subscribe(ctx context.Context, fn func(Event))
 }

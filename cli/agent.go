@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime"
+)
+
+// agentCommand carries what every agent-facing command shares: connection and output flags.
+type agentCommand struct {
+	conn clientFlags
+	out  formatFlag
+}
+
+func (a *agentCommand) register(cmd *cobra.Command) {
+	a.conn.register(cmd)
+	a.out.register(cmd)
+}
+
+// run connects, calls one runtime method and prints its result.
+func (a *agentCommand) run(cmd *cobra.Command, method string, params, result any) error {
+	if err := a.out.validate(); err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c, err := a.conn.connectAgent(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Call(ctx, method, params, result); err != nil {
+		return err
+	}
+	return a.out.print(cmd.OutOrStdout(), result)
+}
+
+// readText takes --flag TEXT, or stdin when the flag is absent and stdin is not a terminal.
+func readText(cmd *cobra.Command, flag, value string) (string, error) {
+	if value != "" {
+		return value, nil
+	}
+	in := cmd.InOrStdin()
+	if f, ok := in.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return "", model.Errorf(model.CodeInvalidArgument, "pass --"+flag+" TEXT or pipe the text on stdin", "no %s given", flag)
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(in, runtime.MaxTextBytes+1))
+	if err != nil {
+		return "", model.Errorf(model.CodeInvalidArgument, "pass --"+flag+" TEXT instead", "read stdin: %v", err)
+	}
+	text := strings.TrimRight(string(b), "\n")
+	if len(b) > runtime.MaxTextBytes {
+		return "", model.Errorf(model.CodeInvalidArgument, "put long material in a file and reference it", "%s on stdin exceeds %d bytes", flag, runtime.MaxTextBytes)
+	}
+	if strings.TrimSpace(text) == "" {
+		return "", model.Errorf(model.CodeInvalidArgument, "pass --"+flag+" TEXT or pipe the text on stdin", "empty %s", flag)
+	}
+	return text, nil
+}
+

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/runtime/config"
+)
+
+func newClientCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "client",
+		Short: "Manage external clients (scripts, bots) of the runtime",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newClientAddCmd())
+	return cmd
+}
+
+func newClientAddCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "add NAME",
+		Short: "Create a client token (printed once; only its SHA-256 is stored)",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return invalidArgs(cmd, "expects the client's name")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			home, err := homeDir()
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(home, 0o700); err != nil {
+				return err
+			}
+			cfg, err := config.Load(home)
+			if err != nil {
+				return err
+			}
+			token, err := cfg.AddClient(args[0])
+			if err != nil {
+				return err
+			}
+			if err := config.Save(home, cfg); err != nil {
+				return err
+			}
+			if asJSON {
+				b, _ := json.Marshal(map[string]string{"client": args[0], "token": token})
+				fmt.Fprintln(cmd.OutOrStdout(), string(b))
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "client %s created; its token (shown only now):\n%s\nuse it with --client-token or CODEXHOST_CLIENT_TOKEN\n", args[0], token)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+func newDelegateCmd() *cobra.Command {
+	var a agentCommand
+	cmd := &cobra.Command{
+		Use:   "delegate",
+		Short: "Delegate work to another thread (agent-facing; see `codexhost delegate --help`)",
+		Args:  cobra.NoArgs,
+	}
+	a.register(cmd)
+	cmd.AddCommand(newDelegateStartCmd(&a))
+	setManual(cmd)
+	return cmd
+}
+
+func newDelegateStartCmd(a *agentCommand) *cobra.Command {
+	var p api.DelegateStartParams
+	var parent, task string
+	cmd := &cobra.Command{
+		Use:   "start --harness H [--task TEXT | stdin]",
+		Short: "Start a child thread on a harness with a task",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			text, err := readText(cmd, "task", task)
+			if err != nil {
+				return err
+			}
+			p.Task = text
+			p.Caller = callerHint(parent)
+			var res api.DelegateStartResult
+			return a.run(cmd, api.MethodDelegateStart, p, &res)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&p.Harness, "harness", "", "target harness (see `codexhost harness list`)")
+	f.StringVar(&task, "task", "", "task text (default: read stdin)")
+	f.StringVar(&parent, "parent-thread", "", "the delegating thread (default: "+"CODEXHOST_THREAD_ID, then the one native thread with an active turn)")
+	f.StringVar(&p.RequestID, "request-id", "", "idempotency key: the same id returns the same child")
+	f.StringArrayVar(&p.Refs, "ref", nil, "absolute URI of related material (repeatable, at most 16 with inherited ones)")
+	f.StringVar(&p.Cwd, "cwd", "", "working directory of the child (default: the caller's)")
+	f.StringVar(&p.Model, "model", "", "model of the child (default: the harness's)")
+	_ = cmd.MarkFlagRequired("harness")
+	return cmd
+}

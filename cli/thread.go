@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+func newThreadCmd() *cobra.Command {
+	var a agentCommand
+	cmd := &cobra.Command{
+		Use:   "thread",
+		Short: "Read, wait for, list, message and cancel threads (agent-facing)",
+		Args:  cobra.NoArgs,
+	}
+	a.register(cmd)
+	cmd.AddCommand(newThreadReadCmd(&a), newThreadWaitCmd(&a), newThreadListCmd(&a), newThreadSendCmd(&a), newThreadCancelCmd(&a))
+	return cmd
+}
+
+func readFlags(cmd *cobra.Command, p *api.ThreadReadParams) {
+	f := cmd.Flags()
+	f.StringVar(&p.View, "view", "result", "result (outcome of the latest turn) or messages (paged, oldest first)")
+	f.IntVar(&p.Limit, "limit", 25, "messages per page, at most 100")
+	f.StringVar(&p.Cursor, "cursor", "", "nextCursor of the previous page (older messages)")
+}
+
+func newThreadReadCmd(a *agentCommand) *cobra.Command {
+	var p api.ThreadReadParams
+	cmd := &cobra.Command{
+		Use:   "read T",
+		Short: "Read a thread without changing it",
+		Args:  exactThreadArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p.Thread = args[0]
+			var res api.ThreadReadResult
+			return a.run(cmd, api.MethodThreadRead, p, &res)
+		},
+	}
+	readFlags(cmd, &p)
+	return cmd
+}
+
+func newThreadWaitCmd(a *agentCommand) *cobra.Command {
+	var p api.ThreadWaitParams
+	cmd := &cobra.Command{
+		Use:   "wait T",
+		Short: "Wait until a thread is not active, then read it",
+		Args:  exactThreadArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p.Thread = args[0]
+			var res api.ThreadReadResult
+			return a.run(cmd, api.MethodThreadWait, p, &res)
+		},
+	}
+	readFlags(cmd, &p.ThreadReadParams)
+	cmd.Flags().IntVar(&p.TimeoutMs, "timeout-ms", 30000, "give up after this many milliseconds (timedOut: true)")
+	return cmd
+}
+
+func newThreadListCmd(a *agentCommand) *cobra.Command {
+	var p api.ThreadListParams
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List threads (default: the caller's cwd, newest first)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p.Caller = callerHint("")
+			var res api.ThreadListResult
+			return a.run(cmd, api.MethodThreadList, p, &res)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&p.Cwd, "cwd", "", "only threads in this directory (default: the caller's cwd; none through the client listener)")
+	f.BoolVar(&p.AnyCwd, "all-cwd", false, "do not filter by directory")
+	f.StringVar(&p.Parent, "parent", "", "only children delegated by this thread")
+	f.StringVar(&p.Client, "client", "", "only threads started by this client")
+	f.StringVar(&p.Ref, "ref", "", "only threads carrying this ref")
+	f.IntVar(&p.Limit, "limit", 25, "threads per page, at most 100")
+	f.StringVar(&p.Cursor, "cursor", "", "nextCursor of the previous page")
+	f.StringVar(&p.Sort, "sort", "created-desc", "created-desc|created-asc|updated-desc|updated-asc|recency-desc|recency-asc")
+	return cmd
+}
+
+func newThreadSendCmd(a *agentCommand) *cobra.Command {
+	var p api.ThreadSendParams
+	var message string
+	cmd := &cobra.Command{
+		Use:   "send T [--message TEXT | stdin]",
+		Short: "Start a turn on an idle thread (THREAD_BUSY if it is running; never queued)",
+		Args:  exactThreadArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := readText(cmd, "message", message)
+			if err != nil {
+				return err
+			}
+			p.Thread, p.Message = args[0], text
+			var res api.ThreadSendResult
+			return a.run(cmd, api.MethodThreadSend, p, &res)
+		},
+	}
+	cmd.Flags().StringVar(&message, "message", "", "message text (default: read stdin)")
+	return cmd
+}
+
+func newThreadCancelCmd(a *agentCommand) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cancel T",
+		Short: "Interrupt the thread's active turn",
+		Args:  exactThreadArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var res api.ThreadCancelResult
+			return a.run(cmd, api.MethodThreadCancel, api.ThreadCancelParams{Thread: args[0]}, &res)
+		},
+	}
+	return cmd
+}
+
+// exactThreadArg requires one thread id or link.
+func exactThreadArg(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return invalidArgs(cmd, "expects one thread id or codex://threads/<id> link")
+	}
+	return nil
+}

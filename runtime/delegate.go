@@ -1,0 +1,194 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/store"
+)
+
+// origin is the resolved caller of a delegation.
+type origin struct {
+	kind          string // model.OriginThread or model.OriginClient
+	parent        model.ThreadID
+	parentHarness string
+	client        string
+}
+
+func (o origin) key() string {
+	if o.kind == model.OriginThread {
+		return "thread:" + string(o.parent)
+	}
+	return "client:" + o.client
+}
+
+// resolveCaller applies the caller rule: explicit parent thread, then the harness-provided
+// thread id, then the one native thread with an active turn; through the client listener
+// the caller is the client.
+func (h *Host) resolveCaller(ctx context.Context, caller api.Caller, hint api.CallerHint) (origin, error) {
+	for _, given := range []string{hint.ParentThread, hint.EnvThread} {
+		if given == "" {
+			continue
+		}
+		id, err := model.ParseThreadID(given)
+		if err != nil {
+			return origin{}, err
+		}
+		hs, err := h.threadHarness(ctx, id)
+		if err != nil {
+			return origin{}, err
+		}
+		return origin{kind: model.OriginThread, parent: id, parentHarness: hs.Name()}, nil
+	}
+	if caller.Kind == api.CallerClient {
+		return origin{kind: model.OriginClient, client: caller.Client}, nil
+	}
+	active := h.native.Active()
+	switch len(active) {
+	case 1:
+		return origin{kind: model.OriginThread, parent: active[0], parentHarness: model.NativeHarness}, nil
+	case 0:
+		return origin{}, model.Errorf(model.CodeFailedPrecondition, "pass --parent-thread <id> to name the delegating thread", "cannot tell which thread is calling: no thread id was given and no native thread has an active turn")
+	}
+	ids := make([]string, len(active))
+	for i, id := range active {
+		ids[i] = string(id)
+	}
+	return origin{}, model.Errorf(model.CodeParentThreadAmbiguous, "pass --parent-thread <id> with your own thread id", "several native threads have an active turn (%s), so the calling thread is ambiguous", strings.Join(ids, ", ")).WithDetail("activeThreads", ids)
+}
+
+// DelegateStart starts a child thread on a harness and records who delegated it, or returns
+// the child of an earlier identical request.
+func (h *Host) DelegateStart(ctx context.Context, caller api.Caller, p api.DelegateStartParams) (api.DelegateStartResult, error) {
+	hs, ok := h.harnesses[p.Harness]
+	if !ok {
+		valid := h.harnessNames()
+		return api.DelegateStartResult{}, model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(valid, ", "), "harness %q is not registered; valid harnesses: %s", p.Harness, strings.Join(valid, ", ")).WithDetail("harnesses", valid)
+	}
+	if err := checkText("task", p.Task); err != nil {
+		return api.DelegateStartResult{}, err
+	}
+	own, err := model.ValidateRefs(p.Refs)
+	if err != nil {
+		return api.DelegateStartResult{}, err
+	}
+	cwd, err := resolveCwd(p.Cwd, p.Caller.Cwd)
+	if err != nil {
+		return api.DelegateStartResult{}, err
+	}
+	org, err := h.resolveCaller(ctx, caller, p.Caller)
+	if err != nil {
+		return api.DelegateStartResult{}, err
+	}
+	var inherited []string
+	if org.kind == model.OriginThread {
+		if o, err := h.store.Origin(org.parent); err == nil {
+			inherited = o.Refs
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return api.DelegateStartResult{}, err
+		}
+	}
+	refs, err := model.MergeRefs(inherited, own)
+	if err != nil {
+		return api.DelegateStartResult{}, err
+	}
+
+	var requestKey, dedupeKey string
+	if p.RequestID != "" {
+		if len(p.RequestID) > 256 {
+			return api.DelegateStartResult{}, model.Errorf(model.CodeInvalidArgument, "use a request id of at most 256 characters", "request id too long")
+		}
+		requestKey = store.RequestKey(org.key(), p.RequestID)
+	} else {
+		dedupeKey = model.DedupeKey(org.key(), p.Harness, p.Task)
+	}
+	unlock := h.keyLocks.Lock(requestKey + dedupeKey)
+	defer unlock()
+
+	now := h.opts.Now()
+	if e, found, err := h.store.Idempotent(requestKey, dedupeKey, now, h.config().DedupeWindow()); err != nil {
+		return api.DelegateStartResult{}, err
+	} else if found {
+		info, err := h.threadInfo(ctx, e.Thread)
+		if err != nil {
+			return api.DelegateStartResult{}, err
+		}
+		return api.DelegateStartResult{Thread: info, DelegationID: e.Delegation, Existing: true}, nil
+	}
+
+	child, err := hs.Start(ctx, harness.StartRequest{Cwd: cwd, Model: p.Model})
+	if err != nil {
+		return api.DelegateStartResult{}, model.Errorf(model.CodeDelegationFailed, "check the harness with `codexhost harness list` and the runtime log", "start a thread on %s: %v", p.Harness, err)
+	}
+	rec := store.NewDelegation{
+		Origin:     model.Origin{V: 1, Thread: child, Kind: org.kind, ParentThread: org.parent, Client: org.client, RequestID: p.RequestID, Refs: refs, CreatedAt: now},
+		Thread:     model.ThreadRecord{V: 1, ID: child, Harness: p.Harness, Cwd: cwd, Model: p.Model, CreatedAt: now, UpdatedAt: now, RecencyAt: now},
+		RequestKey: requestKey,
+		DedupeKey:  dedupeKey,
+	}
+	if org.kind == model.OriginThread {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return api.DelegateStartResult{}, err
+		}
+		rec.Delegation = &model.Delegation{V: 1, ID: id.String(), ParentThread: org.parent, ChildThread: child, ParentHarness: org.parentHarness, TargetHarness: p.Harness, Status: model.DelegationStarting, RequestID: p.RequestID, CreatedAt: now, UpdatedAt: now}
+		rec.Origin.DelegationID = rec.Delegation.ID
+	}
+	if err := h.store.SaveDelegation(rec); err != nil {
+		return api.DelegateStartResult{}, err
+	}
+	if _, err := hs.Send(ctx, child, p.Task); err != nil {
+		_ = h.store.SetDelegationStatus(child, model.DelegationFailed, h.opts.Now())
+		return api.DelegateStartResult{}, model.Errorf(model.CodeDelegationFailed, "read the child with `codexhost thread read "+string(child)+"`", "the child thread %s was created but its first turn did not start: %v", child, err).WithDetail("thread", string(child))
+	}
+	info, err := h.threadInfo(ctx, child)
+	if err != nil {
+		return api.DelegateStartResult{}, err
+	}
+	res := api.DelegateStartResult{Thread: info}
+	if rec.Delegation != nil {
+		res.DelegationID = rec.Delegation.ID
+	}
+	return res, nil
+}
+
+// threadInfo reads a thread's metadata with its origin and refs.
+func (h *Host) threadInfo(ctx context.Context, id model.ThreadID) (model.ThreadInfo, error) {
+	hs, err := h.threadHarness(ctx, id)
+	if err != nil {
+		return model.ThreadInfo{}, err
+	}
+	snap, err := hs.Read(ctx, id, harness.ReadRequest{})
+	if err != nil {
+		return model.ThreadInfo{}, err
+	}
+	h.decorate(&snap.Info)
+	return snap.Info, nil
+}
+
+// resolveCwd picks the working directory of a new thread: --cwd, else the caller's.
+func resolveCwd(given, callerCwd string) (string, error) {
+	cwd := given
+	if cwd == "" {
+		cwd = callerCwd
+	}
+	if cwd == "" {
+		return "", nil
+	}
+	if !filepath.IsAbs(cwd) {
+		return "", model.Errorf(model.CodeInvalidArgument, "pass an absolute directory to --cwd", "cwd %q is not absolute", cwd)
+	}
+	st, err := os.Stat(cwd)
+	if err != nil || !st.IsDir() {
+		return "", model.Errorf(model.CodeInvalidArgument, "pass an existing directory to --cwd", "cwd %q is not a directory", cwd)
+	}
+	return filepath.Clean(cwd), nil
+}

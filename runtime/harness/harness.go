@@ -1,0 +1,84 @@
+// Package harness runs coding-agent threads: natively through the Codex App Server, or by
+// running an external command per turn. The host sees both through one interface.
+package harness
+
+import (
+	"context"
+	"time"
+
+	"github.com/codexhost/codexhost/model"
+)
+
+// StartRequest creates a thread. No turn runs until Send.
+type StartRequest struct {
+	Cwd   string
+	Model string
+}
+
+// ReadRequest selects what Read returns. Messages are paged newest page first; within a page
+// they are oldest first. Cursor is opaque and harness-specific.
+type ReadRequest struct {
+	Messages bool
+	Limit    int
+	Cursor   string
+}
+
+// Snapshot is what a harness knows about a thread. The host adds origin and refs.
+type Snapshot struct {
+	Info       model.ThreadInfo
+	Result     *model.Result
+	Messages   []model.Message
+	NextCursor string
+}
+
+// Event reports a change of a thread's status or of its turn.
+type Event struct {
+	Thread     model.ThreadID
+	Status     string // model.Thread*
+	TurnID     string
+	TurnStatus string // model.Turn*; set when a turn started or ended
+	At         time.Time
+}
+
+// Harness is one way of running threads.
+type Harness interface {
+	Name() string
+	Kind() string // model.HarnessNative or model.HarnessExternal
+
+	// Start creates an idle thread and returns its id.
+	Start(ctx context.Context, req StartRequest) (model.ThreadID, error)
+	// Send starts a turn with text. It fails with THREAD_BUSY when a turn is active: it
+	// never queues and never steers.
+	Send(ctx context.Context, id model.ThreadID, text string) (turnID string, err error)
+	// Cancel interrupts the active turn; FAILED_PRECONDITION when none is active.
+	Cancel(ctx context.Context, id model.ThreadID) (turnID string, err error)
+	// Read returns a snapshot without changing the thread in any way. THREAD_NOT_FOUND when
+	// the harness has no such thread.
+	Read(ctx context.Context, id model.ThreadID, req ReadRequest) (Snapshot, error)
+	// Owns reports whether the thread belongs to this harness, cheaply.
+	Owns(ctx context.Context, id model.ThreadID) bool
+	// Active lists the threads that have a turn running now (for caller inference).
+	Active() []model.ThreadID
+	// Close stops every running turn and releases processes.
+	Close() error
+}
+
+// Env is the environment a harness gives the processes it starts (besides the thread id).
+type Env struct {
+	CLIPath  string // CODEXHOST_CLI_PATH
+	Endpoint string // CODEXHOST_RUNTIME_ENDPOINT
+	Token    string // CODEXHOST_RUNTIME_TOKEN
+}
+
+// Names of the whitelisted variables.
+const (
+	EnvCLIPath  = "CODEXHOST_CLI_PATH"
+	EnvEndpoint = "CODEXHOST_RUNTIME_ENDPOINT"
+	EnvToken    = "CODEXHOST_RUNTIME_TOKEN"
+	EnvThreadID = "CODEXHOST_THREAD_ID"
+)
+
+// Vars renders the connection parameters as KEY=VALUE entries.
+func (e Env) Vars() []string {
+	return []string{EnvCLIPath + "=" + e.CLIPath, EnvEndpoint + "=" + e.Endpoint, EnvToken + "=" + e.Token}
+}

@@ -1,0 +1,703 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/appserver"
+)
+
+// NativeOptions configures the Codex harness.
+type NativeOptions struct {
+	// Start spawns and initializes an App Server. It is called lazily on first need and again
+	// after the previous process died.
+	Start func(ctx context.Context) (*appserver.Client, error)
+	// OnEvent receives status changes in order, from one goroutine at a time, never while the
+	// harness holds a lock (so it may call back into the harness).
+	OnEvent func(Event)
+	Now     func() time.Time
+	// Approval and Sandbox are passed to thread/start; empty leaves the App Server's defaults.
+	Approval string
+	Sandbox  string
+}
+
+// Native runs threads in the official Codex App Server.
+//
+// Live status comes from the notifications of the App Server process this harness started:
+// only threads loaded in that process are tracked; every other thread is read from disk and
+// reports notLoaded. A process that dies takes its loaded threads with it: they report
+// notLoaded, and a turn that was running ends as interrupted.
+type Native struct {
+	opts NativeOptions
+
+	// startSem serializes starting the App Server; a channel so that waiting honours ctx.
+	startSem chan struct{}
+
+	mu      sync.Mutex
+	closed  bool
+	conn    *nativeConn
+	threads map[model.ThreadID]*nativeThread // loaded in conn's process
+	sending map[model.ThreadID]bool          // a Send is between its checks and turn/start
+
+	// Events wait here for the single dispatcher, so they reach OnEvent in the order the
+	// state changed even when different goroutines changed it.
+	events      []Event
+	dispatching bool
+}
+
+// nativeConn is one App Server process and the goroutine that follows its notifications.
+type nativeConn struct {
+	c       *appserver.Client
+	watched chan struct{} // closed when the watcher has retired the process
+}
+
+// nativeThread is the live state of a thread loaded in the current App Server process.
+type nativeThread struct {
+	status  string // model.Thread*
+	waiting bool   // activeFlags has waitingOnApproval
+	turnID  string // the active turn; "" when none is known
+	// pending is the idle/systemError status announced before turn/completed; it applies
+	// when the turn ends, so the thread never reads idle while its turn still counts as running.
+	pending string
+	// lastEnded is the turn whose end was already reported: a turn/start response can arrive
+	// after the turn's notifications and must not revive it.
+	lastEnded string
+}
+
+func (t *nativeThread) busy() bool { return t.turnID != "" || t.status == model.ThreadActive }
+
+var _ Harness = (*Native)(nil)
+
+// NewNative returns the Codex harness. Nothing is started until the first call needs it.
+func NewNative(opts NativeOptions) *Native {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Native{
+		opts:     opts,
+		startSem: make(chan struct{}, 1),
+		threads:  map[model.ThreadID]*nativeThread{},
+		sending:  map[model.ThreadID]bool{},
+	}
+}
+
+// Name is the harness name, "codex".
+func (n *Native) Name() string { return model.NativeHarness }
+
+// Kind is model.HarnessNative.
+func (n *Native) Kind() string { return model.HarnessNative }
+
+// Client returns the running App Server client, starting it or replacing a dead one first.
+// Concurrent callers share one start. Take a fresh client per use: after a restart the old
+// one is closed.
+func (n *Native) Client(ctx context.Context) (*appserver.Client, error) {
+	if c := n.liveClient(); c != nil {
+		return c, nil
+	}
+	select {
+	case n.startSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nativeMapErr(ctx.Err(), "")
+	}
+	defer func() { <-n.startSem }()
+
+	n.mu.Lock()
+	closed, old := n.closed, n.conn
+	n.mu.Unlock()
+	if closed {
+		return nil, nativeClosedErr()
+	}
+	if old != nil {
+		if nativeAlive(old.c) {
+			return old.c, nil
+		}
+		// Let the old watcher report the death before the new process reports anything, so
+		// that no stale notLoaded follows a fresh status.
+		select {
+		case <-old.watched:
+		case <-ctx.Done():
+			return nil, nativeMapErr(ctx.Err(), "")
+		}
+	}
+	if n.opts.Start == nil {
+		return nil, model.Errorf(model.CodeAppServerUnavailable, "configure the codex binary (codex_bin in config.toml)", "no Codex App Server is configured")
+	}
+	c, err := n.opts.Start(ctx)
+	if err != nil {
+		var me *model.Error
+		if errors.As(err, &me) {
+			return nil, me
+		}
+		return nil, model.Errorf(model.CodeAppServerUnavailable, "run `codexhost doctor` to check the Codex installation", "start the Codex App Server: %v", err)
+	}
+	notes, stop := c.Subscribe(nativeTracked)
+	conn := &nativeConn{c: c, watched: make(chan struct{})}
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		stop()
+		_ = c.Close()
+		return nil, nativeClosedErr()
+	}
+	n.conn = conn
+	n.threads = map[model.ThreadID]*nativeThread{}
+	n.mu.Unlock()
+	go n.watch(conn, notes, stop)
+	return c, nil
+}
+
+func (n *Native) liveClient() *appserver.Client {
+	n.mu.Lock()
+	conn := n.conn
+	n.mu.Unlock()
+	if conn != nil && nativeAlive(conn.c) {
+		return conn.c
+	}
+	return nil
+}
+
+func nativeAlive(c *appserver.Client) bool {
+	select {
+	case <-c.Done():
+		return false
+	default:
+		return true
+	}
+}
+
+func nativeClosedErr() error {
+	return model.Errorf(model.CodeAppServerUnavailable, "the runtime is shutting down; retry once it is running again", "the Codex harness is closed")
+}
+
+// nativeTracked selects the notifications that carry thread and turn status.
+func nativeTracked(method string) bool {
+	switch method {
+	case "thread/status/changed", "turn/started", "turn/completed", "thread/started", "thread/closed":
+		return true
+	}
+	return false
+}
+
+// nativeDrainIdle is how long the watcher keeps reading notifications after its process died:
+// the reader published them all before reporting the death, but delivery is asynchronous.
+const nativeDrainIdle = 50 * time.Millisecond
+
+func (n *Native) watch(conn *nativeConn, notes <-chan appserver.Notification, stop func()) {
+	defer close(conn.watched)
+	done := conn.c.Done()
+	for {
+		select {
+		case note, ok := <-notes:
+			if !ok { // the client was closed
+				n.retire(conn)
+				return
+			}
+			n.apply(conn, note)
+		case <-done:
+			for drained := false; !drained; {
+				select {
+				case note, ok := <-notes:
+					if !ok {
+						drained = true
+						break
+					}
+					n.apply(conn, note)
+				case <-time.After(nativeDrainIdle):
+					drained = true
+				}
+			}
+			n.retire(conn)
+			stop()
+			_ = conn.c.Close()
+			return
+		}
+	}
+}
+
+// retire forgets the threads of a dead process and reports them notLoaded; a running turn
+// ends as interrupted, which is also how the next process will read it.
+func (n *Native) retire(conn *nativeConn) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.conn != conn {
+		return
+	}
+	ids := make([]model.ThreadID, 0, len(n.threads))
+	for id := range n.threads {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		t := n.threads[id]
+		if t.turnID != "" {
+			n.emitLocked(Event{Thread: id, Status: model.ThreadNotLoaded, TurnID: t.turnID, TurnStatus: model.TurnInterrupted})
+		} else {
+			n.emitLocked(Event{Thread: id, Status: model.ThreadNotLoaded})
+		}
+	}
+	n.threads = map[model.ThreadID]*nativeThread{}
+	n.conn = nil
+}
+
+// apply updates the live state from one notification of conn's process.
+func (n *Native) apply(conn *nativeConn, note appserver.Notification) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.conn != conn {
+		return
+	}
+	switch note.Method {
+	case "thread/status/changed":
+		var ev appserver.ThreadStatusChanged
+		if json.Unmarshal(note.Params, &ev) != nil || ev.ThreadID == "" {
+			return
+		}
+		n.applyStatus(model.ThreadID(ev.ThreadID), ev.Status)
+	case "turn/started":
+		var ev appserver.TurnEvent
+		if json.Unmarshal(note.Params, &ev) != nil || ev.ThreadID == "" {
+			return
+		}
+		n.turnStartedLocked(model.ThreadID(ev.ThreadID), ev.Turn.ID)
+	case "turn/completed":
+		var ev appserver.TurnEvent
+		if json.Unmarshal(note.Params, &ev) != nil || ev.ThreadID == "" {
+			return
+		}
+		n.turnEndedLocked(model.ThreadID(ev.ThreadID), ev.Turn)
+	case "thread/started":
+		var ev struct {
+			Thread appserver.Thread `json:"thread"`
+		}
+		if json.Unmarshal(note.Params, &ev) != nil || ev.Thread.ID == "" {
+			return
+		}
+		id := model.ThreadID(ev.Thread.ID)
+		if n.threads[id] == nil {
+			n.threads[id] = &nativeThread{status: nativeStatus(ev.Thread.Status.Type)}
+		}
+	case "thread/closed":
+		var ev appserver.ThreadIDEvent
+		if json.Unmarshal(note.Params, &ev) == nil && ev.ThreadID != "" {
+			n.unloadLocked(model.ThreadID(ev.ThreadID))
+		}
+	}
+}
+
+func (n *Native) entryLocked(id model.ThreadID) *nativeThread {
+	t := n.threads[id]
+	if t == nil {
+		t = &nativeThread{status: model.ThreadIdle}
+		n.threads[id] = t
+	}
+	return t
+}
+
+func (n *Native) applyStatus(id model.ThreadID, st appserver.ThreadStatus) {
+	s := nativeStatus(st.Type)
+	if s == model.ThreadNotLoaded {
+		n.unloadLocked(id)
+		return
+	}
+	t := n.entryLocked(id)
+	switch s {
+	case model.ThreadActive:
+		changed := t.status != s || t.waiting != st.WaitingOnApproval()
+		t.status, t.waiting, t.pending = s, st.WaitingOnApproval(), ""
+		// Without a turn id the change is reported by turn/started, which follows.
+		if changed && t.turnID != "" {
+			n.emitLocked(Event{Thread: id, Status: s, TurnID: t.turnID})
+		}
+	default:
+		t.waiting = false
+		if t.turnID != "" {
+			t.pending = s // idle arrives before turn/completed; report both together
+			return
+		}
+		if t.status != s {
+			t.status = s
+			n.emitLocked(Event{Thread: id, Status: s})
+		}
+	}
+}
+
+func (n *Native) unloadLocked(id model.ThreadID) {
+	t := n.threads[id]
+	if t == nil {
+		return
+	}
+	delete(n.threads, id)
+	if t.turnID != "" {
+		n.emitLocked(Event{Thread: id, Status: model.ThreadNotLoaded, TurnID: t.turnID, TurnStatus: model.TurnInterrupted})
+		return
+	}
+	n.emitLocked(Event{Thread: id, Status: model.ThreadNotLoaded})
+}
+
+// turnStartedLocked records a running turn, from turn/started or from the turn/start
+// response, whichever comes first; the other one is then a no-op.
+func (n *Native) turnStartedLocked(id model.ThreadID, turnID string) {
+	if turnID == "" {
+		return
+	}
+	t := n.entryLocked(id)
+	if t.turnID == turnID || t.lastEnded == turnID {
+		return
+	}
+	t.turnID, t.status, t.pending = turnID, model.ThreadActive, ""
+	n.emitLocked(Event{Thread: id, Status: model.ThreadActive, TurnID: turnID, TurnStatus: model.TurnInProgress})
+}
+
+func (n *Native) turnEndedLocked(id model.ThreadID, turn appserver.Turn) {
+	t := n.entryLocked(id)
+	if turn.ID == "" || turn.ID == t.lastEnded {
+		return
+	}
+	if t.turnID != "" && t.turnID != turn.ID {
+		// Not the turn we follow (cannot happen with ordered notifications); report its end
+		// without touching the state of the one we follow.
+		n.emitLocked(Event{Thread: id, Status: t.status, TurnID: turn.ID, TurnStatus: turn.Status})
+		return
+	}
+	status := t.pending
+	if status == "" {
+		status = model.ThreadIdle
+		if turn.Status == appserver.TurnFailed {
+			status = model.ThreadSystemError
+		}
+	}
+	t.turnID, t.lastEnded, t.status, t.pending, t.waiting = "", turn.ID, status, "", false
+	n.emitLocked(Event{Thread: id, Status: status, TurnID: turn.ID, TurnStatus: turn.Status})
+}
+
+func nativeStatus(appStatus string) string {
+	switch appStatus {
+	case appserver.StatusActive:
+		return model.ThreadActive
+	case appserver.StatusSystemError:
+		return model.ThreadSystemError
+	case appserver.StatusNotLoaded:
+		return model.ThreadNotLoaded
+	}
+	return model.ThreadIdle
+}
+
+func (n *Native) emitLocked(e Event) {
+	if n.opts.OnEvent == nil || n.closed {
+		return
+	}
+	e.At = n.opts.Now()
+	n.events = append(n.events, e)
+	if !n.dispatching {
+		n.dispatching = true
+		go n.dispatch()
+	}
+}
+
+func (n *Native) dispatch() {
+	for {
+		n.mu.Lock()
+		if len(n.events) == 0 {
+			n.dispatching = false
+			n.mu.Unlock()
+			return
+		}
+		e := n.events[0]
+		n.events[0] = Event{}
+		n.events = n.events[1:]
+		n.mu.Unlock()
+		n.opts.OnEvent(e)
+	}
+}
+
+// tracked returns a copy of the live state of a thread loaded in c's process.
+func (n *Native) tracked(c *appserver.Client, id model.ThreadID) (nativeThread, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.conn == nil || n.conn.c != c {
+		return nativeThread{}, false
+	}
+	t := n.threads[id]
+	if t == nil {
+		return nativeThread{}, false
+	}
+	return *t, true
+}
+
+// Start creates a thread. It has no turn yet, so the App Server keeps it only in memory until
+// the first Send.
+func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, error) {
+	c, err := n.Client(ctx)
+	if err != nil {
+		return "", err
+	}
+	res, err := c.ThreadStart(ctx, appserver.ThreadStartParams{
+		Cwd:            req.Cwd,
+		Model:          req.Model,
+		ApprovalPolicy: n.opts.Approval,
+		Sandbox:        n.opts.Sandbox,
+	})
+	if err != nil {
+		var rpc *appserver.RPCError
+		if errors.As(err, &rpc) {
+			return "", model.Errorf(model.CodeFailedPrecondition, "check the working directory and the model name; the App Server log may say more",
+				"Codex could not start a thread: %s", rpc.Message)
+		}
+		return "", nativeMapErr(err, "")
+	}
+	id := model.ThreadID(res.Thread.ID)
+	n.mu.Lock()
+	if n.conn != nil && n.conn.c == c && n.threads[id] == nil {
+		n.threads[id] = &nativeThread{status: nativeStatus(res.Thread.Status.Type)}
+	}
+	n.mu.Unlock()
+	return id, nil
+}
+
+const nativeBusyHint = "wait for the running turn to finish (`codexhost thread wait`) or cancel it (`codexhost thread cancel`), then send again"
+
+func nativeBusy(id model.ThreadID) error {
+	return model.Errorf(model.CodeThreadBusy, nativeBusyHint, "thread %s has a turn running", id)
+}
+
+// Send starts a turn. It refuses with THREAD_BUSY rather than call turn/start on an active
+// thread, which would steer the running turn instead of starting one.
+func (n *Native) Send(ctx context.Context, id model.ThreadID, text string) (string, error) {
+	if strings.TrimSpace(text) == "" {
+		return "", model.Errorf(model.CodeInvalidArgument, "give the message text", "the message is empty")
+	}
+	c, err := n.Client(ctx)
+	if err != nil {
+		return "", err
+	}
+	// Reserve the thread so that a concurrent Send cannot pass the same checks.
+	n.mu.Lock()
+	if n.sending[id] {
+		n.mu.Unlock()
+		return "", nativeBusy(id)
+	}
+	if t := n.threads[id]; t != nil && n.conn != nil && n.conn.c == c && t.busy() {
+		n.mu.Unlock()
+		return "", nativeBusy(id)
+	}
+	n.sending[id] = true
+	n.mu.Unlock()
+	defer func() {
+		n.mu.Lock()
+		delete(n.sending, id)
+		n.mu.Unlock()
+	}()
+
+	// thread/read gives the live status of a loaded thread, and tells a thread that must be
+	// resumed first (notLoaded) from one that does not exist.
+	th, err := c.ThreadRead(ctx, string(id))
+	if err != nil {
+		return "", nativeMapErr(err, id)
+	}
+	resumed := false
+	switch th.Status.Type {
+	case appserver.StatusActive:
+		return "", nativeBusy(id)
+	case appserver.StatusNotLoaded:
+		if err := n.resume(ctx, c, id, th); err != nil {
+			return "", err
+		}
+		resumed = true
+	}
+	turn, err := c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: string(id), Input: appserver.TextInput(text)})
+	if err != nil && !resumed && nativeRPCHas(err, "thread not found") {
+		// Unloaded between thread/read and turn/start.
+		if err := n.resume(ctx, c, id, th); err != nil {
+			return "", err
+		}
+		turn, err = c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: string(id), Input: appserver.TextInput(text)})
+	}
+	if err != nil {
+		return "", nativeMapErr(err, id)
+	}
+	n.mu.Lock()
+	if n.conn != nil && n.conn.c == c {
+		n.turnStartedLocked(id, turn.ID)
+	}
+	n.mu.Unlock()
+	return turn.ID, nil
+}
+
+// resume loads a stored thread into this App Server, which turn/start requires.
+func (n *Native) resume(ctx context.Context, c *appserver.Client, id model.ThreadID, th appserver.Thread) error {
+	_, err := c.ThreadResume(ctx, appserver.ThreadResumeParams{ThreadID: string(id), ExcludeTurns: true})
+	switch {
+	case err == nil:
+		return nil
+	case nativeRPCHas(err, "active writer"):
+		return model.Errorf(model.CodeFailedPrecondition, "finish or close the thread in that Codex process, then send again",
+			"thread %s is open in another Codex process, which holds it for writing", id)
+	case th.Path != nil && strings.Contains(*th.Path, "archived_sessions"):
+		return model.Errorf(model.CodeFailedPrecondition, "unarchive the thread first", "thread %s is archived", id)
+	}
+	return nativeMapErr(err, id)
+}
+
+// Cancel interrupts the active turn of a thread loaded in this App Server.
+func (n *Native) Cancel(ctx context.Context, id model.ThreadID) (string, error) {
+	c, err := n.Client(ctx)
+	if err != nil {
+		return "", err
+	}
+	t, _ := n.tracked(c, id)
+	turnID := t.turnID
+	if turnID == "" {
+		turnID, err = n.findActiveTurn(ctx, c, id)
+		if err != nil {
+			return "", err
+		}
+	}
+	err = c.TurnInterrupt(ctx, string(id), turnID)
+	if msg, ok := nativeRPCMessage(err); ok {
+		// "expected active turn id X but found Y": our view lagged; interrupt what runs.
+		if _, found, ok := strings.Cut(msg, " but found "); ok {
+			turnID = strings.Trim(strings.TrimSpace(found), "`")
+			err = c.TurnInterrupt(ctx, string(id), turnID)
+		}
+	}
+	if nativeRPCHas(err, "no active turn") {
+		return "", nativeNothingToCancel(id)
+	}
+	if err != nil {
+		return "", nativeMapErr(err, id)
+	}
+	return turnID, nil
+}
+
+// findActiveTurn asks the App Server for the running turn when live tracking does not know it.
+func (n *Native) findActiveTurn(ctx context.Context, c *appserver.Client, id model.ThreadID) (string, error) {
+	th, err := c.ThreadRead(ctx, string(id))
+	if err != nil {
+		return "", nativeMapErr(err, id)
+	}
+	if th.Status.Type == appserver.StatusNotLoaded {
+		if nativeOtherWriter(c.Info().CodexHome, string(id), c.Pid(), time.Time{}) {
+			return "", model.Errorf(model.CodeFailedPrecondition, "cancel it in the Codex process that runs it",
+				"thread %s is open in another Codex process; only that process can interrupt its turn", id)
+		}
+		return "", nativeNothingToCancel(id)
+	}
+	if th.Status.Type != appserver.StatusActive {
+		return "", nativeNothingToCancel(id)
+	}
+	res, err := c.TurnsList(ctx, appserver.TurnsListParams{ThreadID: string(id), Limit: 1})
+	if err != nil {
+		return "", nativeMapErr(err, id)
+	}
+	if len(res.Data) == 0 || res.Data[0].Status != appserver.TurnInProgress {
+		return "", nativeNothingToCancel(id)
+	}
+	return res.Data[0].ID, nil
+}
+
+func nativeNothingToCancel(id model.ThreadID) error {
+	return model.Errorf(model.CodeFailedPrecondition, "nothing to cancel; read the thread for its last result",
+		"thread %s has no active turn", id)
+}
+
+// Owns reports whether the App Server knows the thread.
+func (n *Native) Owns(ctx context.Context, id model.ThreadID) bool {
+	c, err := n.Client(ctx)
+	if err != nil {
+		return false
+	}
+	_, err = c.ThreadRead(ctx, string(id))
+	return err == nil
+}
+
+// Active lists the threads with a running turn in this harness's App Server process.
+func (n *Native) Active() []model.ThreadID {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var ids []model.ThreadID
+	for id, t := range n.threads {
+		if t.busy() {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Close stops the App Server; turns still running die with it. No events follow Close.
+func (n *Native) Close() error {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return nil
+	}
+	n.closed = true
+	conn := n.conn
+	n.conn = nil
+	n.threads = map[model.ThreadID]*nativeThread{}
+	n.mu.Unlock()
+	if conn == nil {
+		return nil
+	}
+	err := conn.c.Close()
+	<-conn.watched
+	return err
+}
+
+func nativeRPCMessage(err error) (string, bool) {
+	var rpc *appserver.RPCError
+	if errors.As(err, &rpc) {
+		return rpc.Message, true
+	}
+	return "", false
+}
+
+func nativeRPCHas(err error, substr string) bool {
+	msg, ok := nativeRPCMessage(err)
+	return ok && strings.Contains(msg, substr)
+}
+
+// nativeUnknownThread recognizes the App Server's ways of saying a thread does not exist:
+// thread/read and thread/turns/list answer "thread not loaded" for an unknown id.
+func nativeUnknownThread(msg string) bool {
+	for _, p := range []string{"thread not loaded", "thread not found", "invalid thread id", "no rollout found"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// nativeMapErr turns App Server failures into the error codes of the CLI contract.
+func nativeMapErr(err error, id model.ThreadID) error {
+	if err == nil {
+		return nil
+	}
+	var me *model.Error
+	if errors.As(err, &me) {
+		return me
+	}
+	const unavailableHint = "retry: the App Server is restarted on the next call; if this persists, check its log and run `codexhost doctor`"
+	switch {
+	case errors.Is(err, appserver.ErrExited):
+		return model.Errorf(model.CodeAppServerUnavailable, unavailableHint, "the Codex App Server exited: %v", err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return model.Errorf(model.CodeAppServerUnavailable, unavailableHint, "the Codex App Server did not answer in time: %v", err)
+	case errors.Is(err, context.Canceled):
+		return err
+	}
+	if msg, ok := nativeRPCMessage(err); ok {
+		if id != "" && nativeUnknownThread(msg) {
+			return model.Errorf(model.CodeThreadNotFound, "check the id with `codexhost thread list`", "no Codex thread %s", id)
+		}
+		return model.Errorf(model.CodeInternal, "see the App Server log; run `codexhost doctor` if it persists", "%v", err)
+	}
+	return model.AsError(fmt.Errorf("codex app-server: %w", err))
+}

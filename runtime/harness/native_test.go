@@ -1,0 +1,774 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/appserver"
+)
+
+// These tests drive the real `codex app-server` against the loopback fake model.
+
+const nativeWait = 30 * time.Second
+
+type nativeEnv struct {
+	fake *fakemodel.Server
+	home string
+	bin  string
+}
+
+func newNativeEnv(t *testing.T) *nativeEnv {
+	t.Helper()
+	bin := codextest.CodexBin(t)
+	fake := fakemodel.Start(t)
+	return &nativeEnv{fake: fake, home: codextest.NewHome(t, fake.URL()), bin: bin}
+}
+
+// nativeUnder is one Native on the env's home, with its events and App Server start count.
+type nativeUnder struct {
+	*Native
+	events chan Event
+	starts atomic.Int32
+}
+
+func (e *nativeEnv) native(t *testing.T) *nativeUnder {
+	t.Helper()
+	u := &nativeUnder{events: make(chan Event, 4096)}
+	log := filepath.Join(t.TempDir(), "app-server.log")
+	u.Native = NewNative(NativeOptions{
+		Start: func(ctx context.Context) (*appserver.Client, error) {
+			u.starts.Add(1)
+			return appserver.Start(ctx, appserver.Config{Bin: e.bin, Env: codextest.Env(e.home), Dir: e.home, StderrLog: log})
+		},
+		OnEvent: func(ev Event) { u.events <- ev },
+		// Read-only keeps the fake's turns harmless; never means no approval is ever asked.
+		Approval: "never",
+		Sandbox:  "read-only",
+	})
+	t.Cleanup(func() { _ = u.Close() })
+	return u
+}
+
+// waitEvent returns the first event matching ok, dropping the others.
+func (u *nativeUnder) waitEvent(t *testing.T, what string, ok func(Event) bool) Event {
+	t.Helper()
+	deadline := time.After(nativeWait)
+	for {
+		select {
+		case ev := <-u.events:
+			if ok(ev) {
+				return ev
+			}
+		case <-deadline:
+			t.Fatalf("no event: %s", what)
+		}
+	}
+}
+
+// waitEnd waits for the end of a turn and returns its event.
+func (u *nativeUnder) waitEnd(t *testing.T, id model.ThreadID, turnID string) Event {
+	t.Helper()
+	return u.waitEvent(t, "end of turn "+turnID, func(ev Event) bool {
+		return ev.Thread == id && ev.TurnID == turnID && ev.TurnStatus != "" && ev.TurnStatus != model.TurnInProgress
+	})
+}
+
+// run sends text and waits for the turn to end.
+func (u *nativeUnder) run(t *testing.T, id model.ThreadID, text string) (string, Event) {
+	t.Helper()
+	turnID, err := u.Send(context.Background(), id, text)
+	if err != nil {
+		t.Fatalf("send %q: %v", text, err)
+	}
+	return turnID, u.waitEnd(t, id, turnID)
+}
+
+func (u *nativeUnder) start(t *testing.T) model.ThreadID {
+	t.Helper()
+	id, err := u.Start(context.Background(), StartRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	return id
+}
+
+func (u *nativeUnder) client(t *testing.T) *appserver.Client {
+	t.Helper()
+	c, err := u.Client(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func wantCode(t *testing.T, err error, code model.Code) {
+	t.Helper()
+	if !model.IsCode(err, code) {
+		t.Fatalf("want %s, got %v", code, err)
+	}
+	if me := model.AsError(err); me.Hint == "" {
+		t.Fatalf("%s without a hint: %v", code, err)
+	}
+}
+
+func TestNativeStartSendCompletes(t *testing.T) {
+	env := newNativeEnv(t)
+	n := env.native(t)
+	ctx := context.Background()
+	if n.starts.Load() != 0 {
+		t.Fatal("the App Server started before it was needed")
+	}
+	cwd := t.TempDir()
+	id, err := n.Start(ctx, StartRequest{Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A thread without a turn exists only in memory; it still reads as idle and empty.
+	snap, err := n.Read(ctx, id, ReadRequest{Messages: true})
+	if err != nil {
+		t.Fatalf("read a thread without turns: %v", err)
+	}
+	if snap.Info.Status != model.ThreadIdle || snap.Info.LastTurn != nil || snap.Result != nil || len(snap.Messages) != 0 || snap.NextCursor != "" {
+		t.Fatalf("fresh thread: %+v", snap)
+	}
+
+	turnID, err := n.Send(ctx, id, "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []Event
+	for {
+		ev := n.waitEvent(t, "events of the turn", func(ev Event) bool { return ev.Thread == id })
+		evs = append(evs, ev)
+		if ev.TurnStatus != "" && ev.TurnStatus != model.TurnInProgress {
+			break
+		}
+	}
+	first, last := evs[0], evs[len(evs)-1]
+	if first.Status != model.ThreadActive || first.TurnID != turnID || first.TurnStatus != model.TurnInProgress || first.At.IsZero() {
+		t.Fatalf("first event %+v, want active with turn %s in progress", first, turnID)
+	}
+	if last.Status != model.ThreadIdle || last.TurnID != turnID || last.TurnStatus != model.TurnCompleted {
+		t.Fatalf("last event %+v, want idle with turn %s completed", last, turnID)
+	}
+	for _, ev := range evs[1 : len(evs)-1] {
+		if ev.Status != model.ThreadActive || ev.TurnStatus != "" {
+			t.Fatalf("the thread read as stopped before its turn completed: %+v", evs)
+		}
+	}
+	if a := n.Active(); len(a) != 0 {
+		t.Fatalf("active after completion: %v", a)
+	}
+
+	snap, err = n.Read(ctx, id, ReadRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := snap.Info
+	if info.ID != string(id) || info.Link != "codex://threads/"+string(id) || info.Harness != "codex" || info.Status != model.ThreadIdle {
+		t.Fatalf("info: %+v", info)
+	}
+	if info.Title != "hello" || info.Cwd != cwd || info.Model != "mock-model" || info.WaitingOnApproval {
+		t.Fatalf("info: title %q cwd %q model %q", info.Title, info.Cwd, info.Model)
+	}
+	if since := time.Since(info.CreatedAt); since < 0 || since > time.Minute || info.UpdatedAt.Before(info.CreatedAt) {
+		t.Fatalf("created %v updated %v", info.CreatedAt, info.UpdatedAt)
+	}
+	if lt := info.LastTurn; lt == nil || lt.ID != turnID || lt.Status != model.TurnCompleted || lt.StartedAt == nil || lt.CompletedAt == nil {
+		t.Fatalf("last turn %+v", lt)
+	}
+	want := model.Result{TurnID: turnID, Status: model.TurnCompleted, Text: "fake reply #1 to: hello"}
+	if snap.Result == nil || *snap.Result != want {
+		t.Fatalf("result %+v, want %+v", snap.Result, want)
+	}
+	if snap.Messages != nil {
+		t.Fatal("messages returned without being asked for")
+	}
+}
+
+func TestNativeBusyNeverSteersAndCancel(t *testing.T) {
+	env := newNativeEnv(t)
+	n := env.native(t)
+	ctx := context.Background()
+	id := n.start(t)
+	env.fake.Enqueue(fakemodel.Slow(50*time.Millisecond, time.Minute))
+
+	// Two racing sends: exactly one starts the turn, the other is refused.
+	type sent struct {
+		text, turn string
+		err        error
+	}
+	var wg sync.WaitGroup
+	results := make([]sent, 2)
+	gate := make(chan struct{})
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			text := fmt.Sprintf("racer %d", i)
+			turn, err := n.Send(ctx, id, text)
+			results[i] = sent{text, turn, err}
+		}()
+	}
+	close(gate)
+	wg.Wait()
+	var winner sent
+	busy := 0
+	for _, r := range results {
+		switch {
+		case r.err == nil:
+			winner = r
+		case model.IsCode(r.err, model.CodeThreadBusy):
+			busy++
+		default:
+			t.Fatalf("send: %v", r.err)
+		}
+	}
+	if winner.turn == "" || busy != 1 {
+		t.Fatalf("racing sends: %+v", results)
+	}
+	if _, err := env.fake.WaitRequests(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	n.waitEvent(t, "turn started", func(ev Event) bool { return ev.TurnID == winner.turn && ev.TurnStatus == model.TurnInProgress })
+	if a := n.Active(); !slices.Equal(a, []model.ThreadID{id}) {
+		t.Fatalf("active during the turn: %v", a)
+	}
+	_, err := n.Send(ctx, id, "would steer")
+	wantCode(t, err, model.CodeThreadBusy)
+
+	got, err := n.Cancel(ctx, id)
+	if err != nil || got != winner.turn {
+		t.Fatalf("cancel: %q %v, want %s", got, err, winner.turn)
+	}
+	end := n.waitEnd(t, id, winner.turn)
+	if end.TurnStatus != model.TurnInterrupted || end.Status != model.ThreadIdle {
+		t.Fatalf("after cancel: %+v", end)
+	}
+	if a := n.Active(); len(a) != 0 {
+		t.Fatalf("active after cancel: %v", a)
+	}
+	_, err = n.Cancel(ctx, id)
+	wantCode(t, err, model.CodeFailedPrecondition)
+
+	// No steer reached the turn: it holds one user message and the model was asked once.
+	res, err := n.client(t).TurnsList(ctx, appserver.TurnsListParams{ThreadID: string(id), Limit: 1, ItemsView: "full"})
+	if err != nil || len(res.Data) != 1 || res.Data[0].ID != winner.turn {
+		t.Fatalf("turns: %+v %v", res.Data, err)
+	}
+	var users []string
+	for _, it := range res.Data[0].Items {
+		if it.Type == "userMessage" {
+			users = append(users, it.Content[0].Text)
+		}
+	}
+	if !slices.Equal(users, []string{winner.text}) {
+		t.Fatalf("user messages of the turn: %q, want only %q", users, winner.text)
+	}
+	if reqs := env.fake.Requests(); len(reqs) != 1 {
+		t.Fatalf("the model got %d requests, want 1", len(reqs))
+	}
+	snap, err := n.Read(ctx, id, ReadRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Info.Status != model.ThreadIdle || snap.Info.LastTurn.Status != model.TurnInterrupted || snap.Result.Status != model.TurnInterrupted {
+		t.Fatalf("read after cancel: %+v result %+v", snap.Info, snap.Result)
+	}
+}
+
+func TestNativeReadMessagesPages(t *testing.T) {
+	env := newNativeEnv(t)
+	n := env.native(t)
+	ctx := context.Background()
+	id := n.start(t)
+	var all []model.Message
+	for i, q := range []string{"q1", "q2", "q3"} {
+		turnID, end := n.run(t, id, q)
+		if end.TurnStatus != model.TurnCompleted {
+			t.Fatalf("turn %s: %+v", q, end)
+		}
+		all = append(all,
+			model.Message{Role: model.RoleUser, Text: q, TurnID: turnID},
+			model.Message{Role: model.RoleAssistant, Text: fmt.Sprintf("fake reply #%d to: %s", i+1, q), TurnID: turnID})
+	}
+	readAll := func(limit int) [][]model.Message {
+		var pages [][]model.Message
+		cursor := ""
+		for range 20 {
+			snap, err := n.Read(ctx, id, ReadRequest{Messages: true, Limit: limit, Cursor: cursor})
+			if err != nil {
+				t.Fatalf("limit %d: %v", limit, err)
+			}
+			pages = append(pages, snap.Messages)
+			if cursor = snap.NextCursor; cursor == "" {
+				return pages
+			}
+		}
+		t.Fatalf("limit %d: paging does not end", limit)
+		return nil
+	}
+	for limit := 1; limit <= 7; limit++ {
+		pages := readAll(limit)
+		var joined []model.Message
+		for i := len(pages) - 1; i >= 0; i-- { // newest page first
+			if len(pages[i]) > limit || (i < len(pages)-1 && len(pages[i]) != limit) {
+				t.Fatalf("limit %d: page %d has %d messages", limit, i, len(pages[i]))
+			}
+			joined = append(joined, pages[i]...)
+		}
+		if len(joined) != len(all) {
+			t.Fatalf("limit %d: %d messages, want %d: %+v", limit, len(joined), len(all), pages)
+		}
+		for i, m := range joined {
+			if m.Role != all[i].Role || m.Text != all[i].Text || m.TurnID != all[i].TurnID || m.At.IsZero() {
+				t.Fatalf("limit %d: message %d is %+v, want %+v", limit, i, m, all[i])
+			}
+		}
+	}
+
+	// A page boundary inside a turn survives a new turn arriving between pages.
+	first, err := n.Read(ctx, id, ReadRequest{Messages: true, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if texts := nativeTexts(first.Messages); !slices.Equal(texts, nativeTexts(all[3:])) {
+		t.Fatalf("first page %q", texts)
+	}
+	n.run(t, id, "q4")
+	second, err := n.Read(ctx, id, ReadRequest{Messages: true, Limit: 3, Cursor: first.NextCursor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if texts := nativeTexts(second.Messages); !slices.Equal(texts, nativeTexts(all[:3])) || second.NextCursor != "" {
+		t.Fatalf("second page after a new turn: %q next %q", texts, second.NextCursor)
+	}
+
+	_, err = n.Read(ctx, id, ReadRequest{Messages: true, Cursor: "garbage"})
+	wantCode(t, err, model.CodeInvalidArgument)
+	other := n.start(t)
+	n.run(t, other, "other thread")
+	_, err = n.Read(ctx, other, ReadRequest{Messages: true, Cursor: first.NextCursor})
+	wantCode(t, err, model.CodeInvalidArgument)
+	_, err = n.Read(ctx, id, ReadRequest{Messages: true, Limit: model.MaxPageLimit + 1})
+	wantCode(t, err, model.CodeInvalidArgument)
+}
+
+func nativeTexts(ms []model.Message) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Text
+	}
+	return out
+}
+
+// nativeObservation is what a read must leave unchanged.
+type nativeObservation struct {
+	rollout []byte
+	status  string
+	loaded  []string
+}
+
+func nativeObserve(t *testing.T, c *appserver.Client, id model.ThreadID) nativeObservation {
+	t.Helper()
+	ctx := context.Background()
+	th, err := c.ThreadRead(ctx, string(id))
+	if err != nil || th.Path == nil {
+		t.Fatalf("thread/read: %+v %v", th, err)
+	}
+	b, err := os.ReadFile(*th.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := c.ThreadLoadedList(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(loaded.Data)
+	return nativeObservation{rollout: b, status: th.Status.Type, loaded: loaded.Data}
+}
+
+func (o nativeObservation) same(p nativeObservation) bool {
+	return string(o.rollout) == string(p.rollout) && o.status == p.status && slices.Equal(o.loaded, p.loaded)
+}
+
+func nativeReadEverything(t *testing.T, n *nativeUnder, id model.ThreadID) Snapshot {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := n.Read(ctx, id, ReadRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cursor := ""
+	for range 10 {
+		page, err := n.Read(ctx, id, ReadRequest{Messages: true, Limit: 1, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	return snap
+}
+
+// Reading changes nothing, neither here nor for a thread another Codex process holds, and a
+// turn running in that other process does not read as stopped.
+func TestNativeReadIsReadOnlyAndOtherProcess(t *testing.T) {
+	env := newNativeEnv(t)
+	owner := env.native(t)
+	ctx := context.Background()
+	id := owner.start(t)
+	firstTurn, _ := owner.run(t, id, "before")
+	oc := owner.client(t)
+
+	before := nativeObserve(t, oc, id)
+	nativeReadEverything(t, owner, id)
+	if after := nativeObserve(t, oc, id); !after.same(before) {
+		t.Fatalf("read changed the thread: status %s→%s loaded %v→%v rollout %d→%d bytes",
+			before.status, after.status, before.loaded, after.loaded, len(before.rollout), len(after.rollout))
+	}
+
+	// A second App Server on the same home: the thread is not loaded there.
+	other := env.native(t)
+	xc := other.client(t)
+	xBefore := nativeObserve(t, xc, id)
+	snap := nativeReadEverything(t, other, id)
+	if xAfter := nativeObserve(t, xc, id); !xAfter.same(xBefore) || xAfter.status != appserver.StatusNotLoaded || len(xAfter.loaded) != 0 {
+		t.Fatalf("read in another process changed the thread: %s %v → %s %v", xBefore.status, xBefore.loaded, xAfter.status, xAfter.loaded)
+	}
+	if after := nativeObserve(t, oc, id); !after.same(before) {
+		t.Fatal("read in another process changed the owner's thread")
+	}
+	if snap.Info.Status != model.ThreadNotLoaded || snap.Result == nil || snap.Result.Text != "fake reply #1 to: before" {
+		t.Fatalf("other process reads %+v result %+v", snap.Info, snap.Result)
+	}
+	_, err := other.Send(ctx, id, "take over")
+	wantCode(t, err, model.CodeFailedPrecondition)
+	if !strings.Contains(err.Error(), "another Codex process") {
+		t.Fatalf("send to a thread held elsewhere: %v", err)
+	}
+
+	env.fake.Enqueue(fakemodel.Slow(50*time.Millisecond, time.Minute))
+	running, err := owner.Send(ctx, id, "long one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.fake.WaitRequests(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	snap, err = other.Read(ctx, id, ReadRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lt := snap.Info.LastTurn; snap.Info.Status != model.ThreadNotLoaded || lt == nil || lt.ID != running || lt.Status != model.TurnInProgress {
+		t.Fatalf("a turn running in another process reads as %+v (thread %s)", lt, snap.Info.Status)
+	}
+	if snap.Result == nil || snap.Result.TurnID != firstTurn || snap.Result.Status != model.TurnCompleted {
+		t.Fatalf("result while another process runs a turn: %+v", snap.Result)
+	}
+	if a := other.Active(); len(a) != 0 {
+		t.Fatalf("another process's turn listed as active here: %v", a)
+	}
+	_, err = other.Cancel(ctx, id)
+	wantCode(t, err, model.CodeFailedPrecondition)
+
+	if _, err := owner.Cancel(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	owner.waitEnd(t, id, running)
+	snap, err = other.Read(ctx, id, ReadRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lt := snap.Info.LastTurn; lt == nil || lt.ID != running || lt.Status != model.TurnInterrupted || snap.Result.TurnID != running {
+		t.Fatalf("a real interrupt in another process reads as %+v, result %+v", lt, snap.Result)
+	}
+}
+
+func TestNativeRestartAfterKill(t *testing.T) {
+	env := newNativeEnv(t)
+	n := env.native(t)
+	ctx := context.Background()
+	id := n.start(t)
+	n.run(t, id, "remember this")
+
+	env.fake.Enqueue(fakemodel.Slow(50*time.Millisecond, time.Minute))
+	running, err := n.Send(ctx, id, "cut short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.fake.WaitRequests(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	pid := n.client(t).Pid()
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ev := n.waitEnd(t, id, running)
+	if ev.Status != model.ThreadNotLoaded || ev.TurnStatus != model.TurnInterrupted {
+		t.Fatalf("death of the App Server reported as %+v", ev)
+	}
+	if a := n.Active(); len(a) != 0 {
+		t.Fatalf("active after the App Server died: %v", a)
+	}
+
+	// The next call starts a new App Server, which reads the cut turn as interrupted.
+	snap, err := n.Read(ctx, id, ReadRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Info.Status != model.ThreadNotLoaded || snap.Info.LastTurn.ID != running || snap.Info.LastTurn.Status != model.TurnInterrupted {
+		t.Fatalf("after restart: %+v last %+v", snap.Info, snap.Info.LastTurn)
+	}
+	if newPid := n.client(t).Pid(); newPid == pid || n.starts.Load() != 2 {
+		t.Fatalf("pid %d → %d after %d starts", pid, newPid, n.starts.Load())
+	}
+	// A Codex process that opened the thread after the death holds its lock, but it is not
+	// running the cut turn, which still reads as interrupted.
+	other := env.native(t)
+	if _, err := other.client(t).ThreadResume(ctx, appserver.ThreadResumeParams{ThreadID: string(id), ExcludeTurns: true}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err = n.Read(ctx, id, ReadRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lt := snap.Info.LastTurn; lt.ID != running || lt.Status != model.TurnInterrupted {
+		t.Fatalf("a cut turn reads as %+v while a later process holds the thread", lt)
+	}
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Send resumes the thread in the new process; the model sees the earlier history.
+	_, end := n.run(t, id, "after restart")
+	if end.TurnStatus != model.TurnCompleted || end.Status != model.ThreadIdle {
+		t.Fatalf("turn after restart: %+v", end)
+	}
+	reqs := env.fake.Requests()
+	if last := reqs[len(reqs)-1]; !strings.Contains(string(last.Body), "remember this") || last.UserText != "after restart" {
+		t.Fatalf("the resumed thread lost its history: %s", last.Body)
+	}
+	if n.starts.Load() != 2 {
+		t.Fatalf("%d App Server starts, want 2", n.starts.Load())
+	}
+}
+
+func TestNativeFailingProvider(t *testing.T) {
+	env := newNativeEnv(t)
+	n := env.native(t)
+	id := n.start(t)
+	env.fake.Enqueue(fakemodel.HTTPError(500))
+	turnID, end := n.run(t, id, "this will fail")
+	if end.TurnStatus != model.TurnFailed || end.Status != model.ThreadSystemError {
+		t.Fatalf("end event %+v", end)
+	}
+	snap, err := n.Read(context.Background(), id, ReadRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Info.Status != model.ThreadSystemError {
+		t.Fatalf("thread status %s", snap.Info.Status)
+	}
+	if r := snap.Result; r == nil || r.TurnID != turnID || r.Status != model.TurnFailed || r.Error == "" {
+		t.Fatalf("result %+v", r)
+	}
+	if lt := snap.Info.LastTurn; lt.Status != model.TurnFailed || lt.Error == "" {
+		t.Fatalf("last turn %+v", lt)
+	}
+}
+
+func TestNativeUnknownThreadLazyStartAndClose(t *testing.T) {
+	env := newNativeEnv(t)
+	n := env.native(t)
+	ctx := context.Background()
+
+	// Concurrent first calls share one App Server.
+	clients := make([]*appserver.Client, 8)
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			clients[i], _ = n.Client(ctx)
+		}()
+	}
+	wg.Wait()
+	for _, c := range clients {
+		if c == nil || c != clients[0] {
+			t.Fatal("concurrent first calls got different or no clients")
+		}
+	}
+	if s := n.starts.Load(); s != 1 {
+		t.Fatalf("%d App Servers started, want 1", s)
+	}
+
+	unknown := model.ThreadID("01a00000-0000-7000-8000-000000000000")
+	_, err := n.Send(ctx, unknown, "anyone?")
+	wantCode(t, err, model.CodeThreadNotFound)
+	_, err = n.Read(ctx, unknown, ReadRequest{})
+	wantCode(t, err, model.CodeThreadNotFound)
+	_, err = n.Cancel(ctx, unknown)
+	wantCode(t, err, model.CodeThreadNotFound)
+	if n.Owns(ctx, unknown) {
+		t.Fatal("owns an unknown thread")
+	}
+	id := n.start(t)
+	if !n.Owns(ctx, id) {
+		t.Fatal("does not own its own thread")
+	}
+	_, err = n.Send(ctx, id, "  ")
+	wantCode(t, err, model.CodeInvalidArgument)
+	_, err = n.Cancel(ctx, id)
+	wantCode(t, err, model.CodeFailedPrecondition)
+
+	pid := clients[0].Pid()
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("App Server %d still there after Close: %v", pid, err)
+	}
+	_, err = n.Send(ctx, id, "after close")
+	wantCode(t, err, model.CodeAppServerUnavailable)
+	if s := n.starts.Load(); s != 1 {
+		t.Fatalf("Close was followed by a restart (%d starts)", s)
+	}
+}
+
+// The live state follows notifications in any order the App Server may send them relative to
+// the turn/start response. No App Server is needed.
+func TestNativeTrackingOrder(t *testing.T) {
+	events := make(chan Event, 64)
+	n := NewNative(NativeOptions{OnEvent: func(ev Event) { events <- ev }})
+	conn := &nativeConn{watched: make(chan struct{})}
+	n.conn = conn
+	id := model.ThreadID("01a00000-0000-7000-8000-000000000001")
+	feed := func(method string, params map[string]any) {
+		params["threadId"] = string(id)
+		b, _ := json.Marshal(params)
+		n.apply(conn, appserver.Notification{Method: method, Params: b})
+	}
+	status := func(typ string, flags ...string) map[string]any {
+		return map[string]any{"status": map[string]any{"type": typ, "activeFlags": flags}}
+	}
+	turn := func(id, st string) map[string]any {
+		return map[string]any{"turn": map[string]any{"id": id, "status": st}}
+	}
+	response := func(turnID string) {
+		n.mu.Lock()
+		n.turnStartedLocked(id, turnID)
+		n.mu.Unlock()
+	}
+	next := func(want Event) {
+		t.Helper()
+		select {
+		case got := <-events:
+			got.At = time.Time{}
+			if got != want {
+				t.Fatalf("event %+v, want %+v", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no event, want %+v", want)
+		}
+	}
+	active := func(turnID string) Event {
+		return Event{Thread: id, Status: model.ThreadActive, TurnID: turnID, TurnStatus: model.TurnInProgress}
+	}
+
+	// Notifications before the response: the late response must not revive the turn.
+	feed("thread/status/changed", status("active"))
+	feed("turn/started", turn("t1", "inProgress"))
+	feed("thread/status/changed", status("idle"))
+	if st, _ := n.tracked(nil, id); st.status != model.ThreadActive || !slices.Equal(n.Active(), []model.ThreadID{id}) {
+		t.Fatalf("idle before turn/completed ended the turn early: %+v", st)
+	}
+	feed("turn/completed", turn("t1", "completed"))
+	response("t1")
+	next(active("t1"))
+	next(Event{Thread: id, Status: model.ThreadIdle, TurnID: "t1", TurnStatus: model.TurnCompleted})
+	if a := n.Active(); len(a) != 0 {
+		t.Fatalf("a late turn/start response revived the turn: %v", a)
+	}
+
+	// Response first; a failed turn leaves systemError; an approval wait is reported.
+	response("t2")
+	feed("thread/status/changed", status("active"))
+	feed("turn/started", turn("t2", "inProgress"))
+	feed("thread/status/changed", status("active", "waitingOnApproval"))
+	feed("thread/status/changed", status("systemError"))
+	feed("turn/completed", turn("t2", "failed"))
+	next(active("t2"))
+	next(Event{Thread: id, Status: model.ThreadActive, TurnID: "t2"})
+	next(Event{Thread: id, Status: model.ThreadSystemError, TurnID: "t2", TurnStatus: model.TurnFailed})
+
+	// A process that dies mid-turn takes the thread and ends the turn as interrupted.
+	response("t3")
+	next(active("t3"))
+	n.retire(conn)
+	next(Event{Thread: id, Status: model.ThreadNotLoaded, TurnID: "t3", TurnStatus: model.TurnInterrupted})
+	if a := n.Active(); len(a) != 0 {
+		t.Fatalf("active after the process died: %v", a)
+	}
+	// Notifications of a retired process are ignored.
+	feed("turn/started", turn("t4", "inProgress"))
+	select {
+	case ev := <-events:
+		t.Fatalf("event from a retired process: %+v", ev)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+func TestNativeTitle(t *testing.T) {
+	name := "  named  "
+	long := strings.Repeat("é", 100)
+	for _, c := range []struct {
+		th   appserver.Thread
+		want string
+	}{
+		{appserver.Thread{Name: &name, Preview: "preview"}, "named"},
+		{appserver.Thread{Preview: "fix the\n  build "}, "fix the build"},
+		{appserver.Thread{Preview: long}, strings.Repeat("é", 79) + "…"},
+	} {
+		if got := nativeTitle(c.th); got != c.want {
+			t.Fatalf("title %q, want %q", got, c.want)
+		}
+	}
+}
+
+func TestNativeCursorChecks(t *testing.T) {
+	id := model.ThreadID("01a00000-0000-7000-8000-000000000001")
+	two := 2
+	enc := nativeCursor{Thread: string(id), C: "x", T: "t", N: &two}.encode()
+	got, err := nativeDecodeCursor(enc, id)
+	if err != nil || got.C != "x" || got.T != "t" || got.N == nil || *got.N != 2 {
+		t.Fatalf("round trip: %+v %v", got, err)
+	}
+	zero := 0
+	for _, bad := range []string{
+		"x", nativeCursorPrefix + "!!",
+		nativeCursor{Thread: "01a00000-0000-7000-8000-000000000002"}.encode(),
+		nativeCursor{Thread: string(id), T: "t", N: &zero}.encode(),
+		nativeCursor{Thread: string(id), N: &two}.encode(),
+	} {
+		if _, err := nativeDecodeCursor(bad, id); !model.IsCode(err, model.CodeInvalidArgument) {
+			t.Fatalf("cursor %q accepted: %v", bad, err)
+		}
+	}
+}

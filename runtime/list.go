@@ -1,0 +1,265 @@
+package runtime
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/store"
+)
+
+// nativeListPages bounds how much of the App Server's catalog one list call reads.
+const nativeListPages = 5
+
+type listRow struct {
+	info    model.ThreadInfo
+	recency time.Time
+}
+
+type listCursor struct {
+	Key int64  `json:"k"`
+	ID  string `json:"i"`
+}
+
+// ThreadList returns one page of threads, native and external, filtered by cwd, parent,
+// client or ref (the last three from the delegation records).
+func (h *Host) ThreadList(ctx context.Context, caller api.Caller, p api.ThreadListParams) (api.ThreadListResult, error) {
+	limit, err := pageLimit(p.Limit)
+	if err != nil {
+		return api.ThreadListResult{}, err
+	}
+	sortBy := p.Sort
+	if sortBy == "" {
+		sortBy = "created-desc"
+	}
+	if !slices.Contains(api.SortOrders, sortBy) {
+		return api.ThreadListResult{}, model.Errorf(model.CodeInvalidArgument, "use one of: "+strings.Join(api.SortOrders, ", "), "unknown sort %q", p.Sort)
+	}
+	var after *listCursor
+	if p.Cursor != "" {
+		c, err := decodeListCursor(p.Cursor)
+		if err != nil {
+			return api.ThreadListResult{}, err
+		}
+		after = &c
+	}
+	cwd := p.Cwd
+	if cwd == "" && !p.AnyCwd && caller.Kind != api.CallerClient {
+		cwd = p.Caller.Cwd
+	}
+	if cwd != "" {
+		cwd = filepath.Clean(cwd)
+	}
+
+	ids, filtered, err := h.filteredThreads(p)
+	if err != nil {
+		return api.ThreadListResult{}, err
+	}
+	rows, err := h.listRows(ctx, ids, filtered)
+	if err != nil {
+		return api.ThreadListResult{}, err
+	}
+	if cwd != "" {
+		rows = slices.DeleteFunc(rows, func(r listRow) bool { return filepath.Clean(r.info.Cwd) != cwd })
+	}
+	field, desc, _ := strings.Cut(sortBy, "-")
+	key := func(r listRow) int64 {
+		switch field {
+		case "updated":
+			return r.info.UpdatedAt.UnixNano()
+		case "recency":
+			return r.recency.UnixNano()
+		}
+		return r.info.CreatedAt.UnixNano()
+	}
+	less := func(ka int64, ida string, kb int64, idb string) bool {
+		if ka != kb {
+			if desc == "desc" {
+				return ka > kb
+			}
+			return ka < kb
+		}
+		if desc == "desc" {
+			return ida > idb
+		}
+		return ida < idb
+	}
+	slices.SortFunc(rows, func(a, b listRow) int {
+		if less(key(a), a.info.ID, key(b), b.info.ID) {
+			return -1
+		}
+		if less(key(b), b.info.ID, key(a), a.info.ID) {
+			return 1
+		}
+		return 0
+	})
+	if after != nil {
+		rows = slices.DeleteFunc(rows, func(r listRow) bool { return !less(after.Key, after.ID, key(r), r.info.ID) })
+	}
+	res := api.ThreadListResult{Threads: []model.ThreadInfo{}}
+	for i, r := range rows {
+		if i == limit {
+			last := rows[i-1]
+			res.NextCursor = encodeListCursor(listCursor{Key: key(last), ID: last.info.ID})
+			break
+		}
+		h.decorate(&r.info)
+		res.Threads = append(res.Threads, r.info)
+	}
+	return res, nil
+}
+
+// filteredThreads resolves --parent/--client/--ref from the records. filtered is false when
+// no such filter was given (every thread is a candidate).
+func (h *Host) filteredThreads(p api.ThreadListParams) ([]model.ThreadID, bool, error) {
+	var sets [][]model.ThreadID
+	if p.Parent != "" {
+		parent, err := model.ParseThreadID(p.Parent)
+		if err != nil {
+			return nil, true, err
+		}
+		ids, err := h.store.ChildrenOf(parent)
+		if err != nil {
+			return nil, true, err
+		}
+		sets = append(sets, ids)
+	}
+	if p.Client != "" {
+		ids, err := h.store.ThreadsOfClient(p.Client)
+		if err != nil {
+			return nil, true, err
+		}
+		sets = append(sets, ids)
+	}
+	if p.Ref != "" {
+		ref, err := model.NormalizeRef(p.Ref)
+		if err != nil {
+			return nil, true, err
+		}
+		ids, err := h.store.ThreadsWithRef(ref)
+		if err != nil {
+			return nil, true, err
+		}
+		sets = append(sets, ids)
+	}
+	if len(sets) == 0 {
+		return nil, false, nil
+	}
+	out := sets[0]
+	for _, s := range sets[1:] {
+		out = slices.DeleteFunc(slices.Clone(out), func(id model.ThreadID) bool { return !slices.Contains(s, id) })
+	}
+	return out, true, nil
+}
+
+// listRows builds rows for the candidates: the given ids when filtered, else every registered
+// thread plus the App Server's catalog.
+func (h *Host) listRows(ctx context.Context, ids []model.ThreadID, filtered bool) ([]listRow, error) {
+	seen := map[string]bool{}
+	var rows []listRow
+	native := map[string]appserver.Thread{}
+	if !filtered {
+		if threads, err := h.nativeCatalog(ctx); err == nil {
+			for _, th := range threads {
+				native[th.ID] = th
+			}
+		} else if !model.IsCode(err, model.CodeAppServerUnavailable) {
+			return nil, err
+		}
+		if err := h.store.Threads(func(rec model.ThreadRecord) error {
+			ids = append(ids, rec.ID)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range ids {
+		if seen[string(id)] {
+			continue
+		}
+		seen[string(id)] = true
+		rec, err := h.store.Thread(id)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		if th, ok := native[string(id)]; ok {
+			rows = append(rows, listRow{info: harness.NativeThreadInfo(th), recency: recencyOf(th)})
+			continue
+		}
+		hs, err := h.threadHarness(ctx, id)
+		if err != nil {
+			continue // a recorded thread whose harness lost it: nothing to show
+		}
+		snap, err := hs.Read(ctx, id, harness.ReadRequest{})
+		if err != nil {
+			continue
+		}
+		recency := rec.RecencyAt
+		if recency.IsZero() {
+			recency = snap.Info.UpdatedAt
+		}
+		rows = append(rows, listRow{info: snap.Info, recency: recency})
+	}
+	for id, th := range native {
+		if !seen[id] {
+			rows = append(rows, listRow{info: harness.NativeThreadInfo(th), recency: recencyOf(th)})
+		}
+	}
+	return rows, nil
+}
+
+// nativeCatalog reads the App Server's stored threads (state database only: fast, and it
+// reads no rollout files).
+func (h *Host) nativeCatalog(ctx context.Context) ([]appserver.Thread, error) {
+	client, err := h.native.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []appserver.Thread
+	cursor := ""
+	for page := 0; page < nativeListPages; page++ {
+		res, err := client.ThreadList(ctx, appserver.ThreadListParams{Cursor: cursor, Limit: 100, UseStateDBOnly: true})
+		if err != nil {
+			return nil, model.Errorf(model.CodeAppServerUnavailable, "check the App Server log in the home's logs folder", "list native threads: %v", err)
+		}
+		out = append(out, res.Data...)
+		if res.NextCursor == nil || *res.NextCursor == "" {
+			break
+		}
+		cursor = *res.NextCursor
+	}
+	return out, nil
+}
+
+func recencyOf(th appserver.Thread) time.Time {
+	if th.RecencyAt != nil {
+		return time.Unix(*th.RecencyAt, 0).UTC()
+	}
+	return time.Unix(th.UpdatedAt, 0).UTC()
+}
+
+func encodeListCursor(c listCursor) string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeListCursor(s string) (listCursor, error) {
+	var c listCursor
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil || c.ID == "" {
+		return c, model.Errorf(model.CodeInvalidArgument, "pass the nextCursor of the previous page unchanged, with the same --sort", "malformed cursor")
+	}
+	return c, nil
+}
