@@ -67,4 +67,3 @@ func readText(cmd *cobra.Command, flag, value string) (string, error) {
 	}
 	return text, nil
 }
-

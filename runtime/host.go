@@ -307,7 +307,9 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 	case api.MethodHarnessList:
 		return h.HarnessList(), nil
 	case api.MethodDelegateStart:
-		return call(ctx, params, func(ctx context.Context, p api.DelegateStartParams) (any, error) { return h.DelegateStart(ctx, caller, p) })
+		return call(ctx, params, func(ctx context.Context, p api.DelegateStartParams) (any, error) {
+			return h.DelegateStart(ctx, caller, p)
+		})
 	case api.MethodThreadRead:
 		return call(ctx, params, func(ctx context.Context, p api.ThreadReadParams) (any, error) { return h.ThreadRead(ctx, p) })
 	case api.MethodThreadWait:
