@@ -16,7 +16,7 @@ func newClientCmd() *cobra.Command {
 		Short: "Manage external clients (scripts, bots) of the runtime",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newClientAddCmd())
+	cmd.AddCommand(newClientAddCmd(), newClientEventsCmd())
 	return cmd
 }
 

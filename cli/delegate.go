@@ -45,6 +45,8 @@ func newDelegateStartCmd(a *agentCommand) *cobra.Command {
 	f.StringArrayVar(&p.Refs, "ref", nil, "absolute URI of related material (repeatable, at most 16 with inherited ones)")
 	f.StringVar(&p.Cwd, "cwd", "", "working directory of the child (default: the caller's)")
 	f.StringVar(&p.Model, "model", "", "model of the child (default: the harness's)")
+	f.BoolVar(&p.Watch, "watch", false, "also watch the child: notify the caller once when it stops")
+	f.IntVar(&p.WatchTimeoutMs, "watch-timeout-ms", 0, "observation window of --watch in milliseconds (default 30 minutes)")
 	_ = cmd.MarkFlagRequired("harness")
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -121,7 +122,8 @@ func (h *Host) DelegateStart(ctx context.Context, caller api.Caller, p api.Deleg
 		if err != nil {
 			return api.DelegateStartResult{}, err
 		}
-		return api.DelegateStartResult{Thread: info, DelegationID: e.Delegation, Existing: true}, nil
+		res := api.DelegateStartResult{Thread: info, DelegationID: e.Delegation, Existing: true}
+		return h.watchChild(ctx, org, p, res)
 	}
 
 	child, err := hs.Start(ctx, harness.StartRequest{Cwd: cwd, Model: p.Model})
@@ -157,6 +159,24 @@ func (h *Host) DelegateStart(ctx context.Context, caller api.Caller, p api.Deleg
 	if rec.Delegation != nil {
 		res.DelegationID = rec.Delegation.ID
 	}
+	return h.watchChild(ctx, org, p, res)
+}
+
+// watchChild registers, for `delegate start --watch true`, a watch on the child that
+// notifies the resolved caller.
+func (h *Host) watchChild(ctx context.Context, org origin, p api.DelegateStartParams, res api.DelegateStartResult) (api.DelegateStartResult, error) {
+	if !p.Watch {
+		return res, nil
+	}
+	notify := string(org.parent)
+	if org.kind == model.OriginClient {
+		notify = model.ClientRecipientPrefix + org.client
+	}
+	w, err := h.watch.Register(ctx, model.ThreadID(res.Thread.ID), notify, time.Duration(p.WatchTimeoutMs)*time.Millisecond)
+	if err != nil {
+		return res, err
+	}
+	res.Watch = &w
 	return res, nil
 }
 

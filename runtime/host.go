@@ -21,6 +21,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/runtime/watch"
 	"github.com/codexhost/codexhost/store"
 )
 
@@ -58,6 +59,9 @@ type Host struct {
 	subID int
 
 	keyLocks keyedMutex
+
+	watch     *watch.Engine
+	stopWatch context.CancelFunc
 }
 
 // Open starts a runtime on opts.Home: store, config, harnesses and listeners. Serve must be
@@ -98,6 +102,9 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		h.endpoints = append(h.endpoints, tcpEndpoint)
 	}
 	if err := h.startHarnesses(unixEndpoint); err != nil {
+		return fail(err)
+	}
+	if err := h.startWatches(); err != nil {
 		return fail(err)
 	}
 	return h, nil
@@ -182,6 +189,10 @@ func (h *Host) Close() error {
 	var errs []error
 	if h.server != nil {
 		errs = append(errs, h.server.Close())
+	}
+	if h.stopWatch != nil {
+		h.stopWatch()
+		h.watch.Wait()
 	}
 	for _, hs := range h.harnesses {
 		errs = append(errs, hs.Close())
@@ -282,6 +293,9 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 			}
 		}
 	}
+	if h.watch != nil {
+		h.watch.OnEvent(ev.Thread, ev.Status, ev.TurnStatus)
+	}
 	h.publish(api.Event{Type: api.EventThreadStatus, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID, TurnStatus: ev.TurnStatus})
 }
 
@@ -307,24 +321,30 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 	case api.MethodHarnessList:
 		return h.HarnessList(), nil
 	case api.MethodDelegateStart:
-		return call(ctx, params, func(ctx context.Context, p api.DelegateStartParams) (any, error) {
+		return decodeCall(ctx, params, func(ctx context.Context, p api.DelegateStartParams) (any, error) {
 			return h.DelegateStart(ctx, caller, p)
 		})
 	case api.MethodThreadRead:
-		return call(ctx, params, func(ctx context.Context, p api.ThreadReadParams) (any, error) { return h.ThreadRead(ctx, p) })
+		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadReadParams) (any, error) { return h.ThreadRead(ctx, p) })
 	case api.MethodThreadWait:
-		return call(ctx, params, func(ctx context.Context, p api.ThreadWaitParams) (any, error) { return h.ThreadWait(ctx, p) })
+		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadWaitParams) (any, error) { return h.ThreadWait(ctx, p) })
 	case api.MethodThreadList:
-		return call(ctx, params, func(ctx context.Context, p api.ThreadListParams) (any, error) { return h.ThreadList(ctx, caller, p) })
+		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadListParams) (any, error) { return h.ThreadList(ctx, caller, p) })
 	case api.MethodThreadSend:
-		return call(ctx, params, func(ctx context.Context, p api.ThreadSendParams) (any, error) { return h.ThreadSend(ctx, p) })
+		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadSendParams) (any, error) { return h.ThreadSend(ctx, p) })
+	case api.MethodThreadWatch:
+		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadWatchParams) (any, error) { return h.ThreadWatch(ctx, caller, p) })
+	case api.MethodThreadWatches:
+		return h.ThreadWatches(), nil
+	case api.MethodClientEvents:
+		return decodeCall(ctx, params, func(ctx context.Context, p api.ClientEventsParams) (any, error) { return h.ClientEvents(caller, p) })
 	case api.MethodThreadCancel:
-		return call(ctx, params, func(ctx context.Context, p api.ThreadCancelParams) (any, error) { return h.ThreadCancel(ctx, p) })
+		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadCancelParams) (any, error) { return h.ThreadCancel(ctx, p) })
 	}
 	return nil, fmt.Errorf("%w: %s", api.ErrUnknownMethod, method)
 }
 
-func call[P any](ctx context.Context, raw json.RawMessage, fn func(context.Context, P) (any, error)) (any, error) {
+func decodeCall[P any](ctx context.Context, raw json.RawMessage, fn func(context.Context, P) (any, error)) (any, error) {
 	var p P
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &p); err != nil {

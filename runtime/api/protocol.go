@@ -22,6 +22,9 @@ const (
 	MethodThreadCancel    = "thread.cancel"
 	MethodEventsSubscribe = "events.subscribe"
 	MethodRuntimeInfo     = "runtime.info"
+	MethodThreadWatch     = "thread.watch"
+	MethodThreadWatches   = "thread.watches"
+	MethodClientEvents    = "client.events"
 
 	// NotificationEvent carries one Event to a subscribed connection.
 	NotificationEvent = "event"
@@ -77,6 +80,9 @@ type DelegateStartParams struct {
 	Refs      []string   `json:"refs,omitempty"`
 	Cwd       string     `json:"cwd,omitempty"`
 	Model     string     `json:"model,omitempty"`
+	// Watch registers, in the same call, a watch on the child for the resolved caller.
+	Watch          bool `json:"watch,omitempty"`
+	WatchTimeoutMs int  `json:"watchTimeoutMs,omitempty"`
 }
 
 // DelegateStartResult names the child; Existing is true when an earlier delegation matched.
@@ -84,6 +90,44 @@ type DelegateStartResult struct {
 	Thread       model.ThreadInfo `json:"thread"`
 	DelegationID string           `json:"delegationId,omitempty"`
 	Existing     bool             `json:"existing"`
+	Watch        *WatchResult     `json:"watch,omitempty"`
+}
+
+// ThreadWatchParams registers a one-shot stop notification.
+type ThreadWatchParams struct {
+	Caller    CallerHint `json:"caller"`
+	Thread    string     `json:"thread"`
+	Notify    string     `json:"notify,omitempty"` // a thread, or client:NAME
+	TimeoutMs int64      `json:"timeoutMs,omitempty"`
+}
+
+// WatchResult is the answer of thread.watch: "watching" with the record, or "alreadyTerminal"
+// with the thread's status and nothing registered.
+type WatchResult struct {
+	State      string       `json:"state"`
+	Watch      *model.Watch `json:"watch,omitempty"`
+	Existing   bool         `json:"existing,omitempty"`
+	Status     string       `json:"status,omitempty"`
+	SourceTurn string       `json:"sourceTurn,omitempty"`
+}
+
+// WatchesResult lists watches by state.
+type WatchesResult struct {
+	Watching      []model.Watch `json:"watching"`
+	Pending       []model.Watch `json:"pending"`
+	Undeliverable []model.Watch `json:"undeliverable"`
+}
+
+// ClientEventsParams reads the calling client's event log after a cursor.
+type ClientEventsParams struct {
+	After string `json:"after,omitempty"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// ClientEventsResult is a page of the log; NextCursor is the cursor of the last event.
+type ClientEventsResult struct {
+	Events     []model.ClientEvent `json:"events"`
+	NextCursor string              `json:"nextCursor,omitempty"`
 }
 
 // ThreadReadParams reads a thread without changing it.
@@ -164,7 +208,10 @@ type Event struct {
 }
 
 // Event types.
-const EventThreadStatus = "thread.status"
+const (
+	EventThreadStatus = "thread.status"
+	EventClientLog    = "client.event" // Thread holds the client's name
+)
 
 // RuntimeInfo describes the running runtime.
 type RuntimeInfo struct {

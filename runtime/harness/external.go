@@ -272,6 +272,15 @@ func (x *External) Owns(_ context.Context, id model.ThreadID) bool {
 // Send starts a turn: it records the user message, starts the command and returns; the turn
 // runs in the background and its end is recorded and announced when the process ends.
 func (x *External) Send(ctx context.Context, id model.ThreadID, text string) (string, error) {
+	turnID, err := x.send(ctx, id, text)
+	if err != nil {
+		// Every failure happens before the command received the prompt: no turn ran.
+		return "", NotStarted(err)
+	}
+	return turnID, nil
+}
+
+func (x *External) send(ctx context.Context, id model.ThreadID, text string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -377,7 +386,7 @@ func (x *External) startProcess(id model.ThreadID, cwd string) (*extProc, error)
 	cmd := exec.Command(x.cfg.Command[0], x.cfg.Command[1:]...)
 	cmd.Dir = cwd
 	cmd.Env = ThreadEnv(x.opts.BaseEnv, x.opts.Conn, id, x.cfg.Env)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = extSysProcAttr()
 
 	// child holds the ends the process gets, parent the ends the runtime keeps.
 	var parent, child []*os.File

@@ -4,6 +4,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/codexhost/codexhost/model"
@@ -81,4 +82,25 @@ const (
 // Vars renders the connection parameters as KEY=VALUE entries.
 func (e Env) Vars() []string {
 	return []string{EnvCLIPath + "=" + e.CLIPath, EnvEndpoint + "=" + e.Endpoint, EnvToken + "=" + e.Token}
+}
+
+// notStartedError marks a Send failure that provably started no turn, so a caller may retry
+// it without risking a second turn.
+type notStartedError struct{ err error }
+
+func (e notStartedError) Error() string { return e.err.Error() }
+func (e notStartedError) Unwrap() error { return e.err }
+
+// NotStarted wraps err as a failure that started no turn.
+func NotStarted(err error) error {
+	if err == nil {
+		return nil
+	}
+	return notStartedError{err}
+}
+
+// IsNotStarted reports whether a Send failure provably started no turn.
+func IsNotStarted(err error) bool {
+	var ns notStartedError
+	return errors.As(err, &ns)
 }

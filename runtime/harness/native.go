@@ -470,22 +470,32 @@ func nativeBusy(id model.ThreadID) error {
 // Send starts a turn. It refuses with THREAD_BUSY rather than call turn/start on an active
 // thread, which would steer the running turn instead of starting one.
 func (n *Native) Send(ctx context.Context, id model.ThreadID, text string) (string, error) {
+	turnID, started, err := n.send(ctx, id, text)
+	if err != nil && !started {
+		return "", NotStarted(err)
+	}
+	return turnID, err
+}
+
+// send reports with started=true a failure whose outcome is unknown: turn/start was sent and
+// no answer from the App Server says it was refused.
+func (n *Native) send(ctx context.Context, id model.ThreadID, text string) (turnID string, started bool, err error) {
 	if strings.TrimSpace(text) == "" {
-		return "", model.Errorf(model.CodeInvalidArgument, "give the message text", "the message is empty")
+		return "", false, model.Errorf(model.CodeInvalidArgument, "give the message text", "the message is empty")
 	}
 	c, err := n.Client(ctx)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	// Reserve the thread so that a concurrent Send cannot pass the same checks.
 	n.mu.Lock()
 	if n.sending[id] {
 		n.mu.Unlock()
-		return "", nativeBusy(id)
+		return "", false, nativeBusy(id)
 	}
 	if t := n.threads[id]; t != nil && n.conn != nil && n.conn.c == c && t.busy() {
 		n.mu.Unlock()
-		return "", nativeBusy(id)
+		return "", false, nativeBusy(id)
 	}
 	n.sending[id] = true
 	n.mu.Unlock()
@@ -499,15 +509,15 @@ func (n *Native) Send(ctx context.Context, id model.ThreadID, text string) (stri
 	// resumed first (notLoaded) from one that does not exist.
 	th, err := c.ThreadRead(ctx, string(id))
 	if err != nil {
-		return "", nativeMapErr(err, id)
+		return "", false, nativeMapErr(err, id)
 	}
 	resumed := false
 	switch th.Status.Type {
 	case appserver.StatusActive:
-		return "", nativeBusy(id)
+		return "", false, nativeBusy(id)
 	case appserver.StatusNotLoaded:
 		if err := n.resume(ctx, c, id, th); err != nil {
-			return "", err
+			return "", false, err
 		}
 		resumed = true
 	}
@@ -515,19 +525,22 @@ func (n *Native) Send(ctx context.Context, id model.ThreadID, text string) (stri
 	if err != nil && !resumed && nativeRPCHas(err, "thread not found") {
 		// Unloaded between thread/read and turn/start.
 		if err := n.resume(ctx, c, id, th); err != nil {
-			return "", err
+			return "", false, err
 		}
 		turn, err = c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: string(id), Input: appserver.TextInput(text)})
 	}
 	if err != nil {
-		return "", nativeMapErr(err, id)
+		// An error answer is the App Server refusing the turn; anything else (exit, timeout)
+		// leaves it unknown whether the turn started.
+		var rpcErr *appserver.RPCError
+		return "", !errors.As(err, &rpcErr), nativeMapErr(err, id)
 	}
 	n.mu.Lock()
 	if n.conn != nil && n.conn.c == c {
 		n.turnStartedLocked(id, turn.ID)
 	}
 	n.mu.Unlock()
-	return turn.ID, nil
+	return turn.ID, true, nil
 }
 
 // resume loads a stored thread into this App Server, which turn/start requires.

@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+func newThreadWatchCmd(a *agentCommand) *cobra.Command {
+	var p api.ThreadWatchParams
+	cmd := &cobra.Command{
+		Use:   "watch T [--notify T|client:NAME] [--timeout-ms N]",
+		Short: "Notify a thread (or your client) once when T stops; returns at once",
+		Args:  exactThreadArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p.Thread = args[0]
+			p.Caller = callerHint("")
+			var res api.WatchResult
+			return a.run(cmd, api.MethodThreadWatch, p, &res)
+		},
+	}
+	cmd.Flags().StringVar(&p.Notify, "notify", "", "who is notified: a thread id or link, or client:NAME (default: CODEXHOST_THREAD_ID, else the calling client)")
+	cmd.Flags().Int64Var(&p.TimeoutMs, "timeout-ms", 0, "observation window in milliseconds (default 30 minutes; at most 7 days); then the result is timedOut")
+	return cmd
+}
+
+func newThreadWatchesCmd(a *agentCommand) *cobra.Command {
+	return &cobra.Command{
+		Use:   "watches",
+		Short: "List watching and pending watches and the latest undeliverable ones",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var res api.WatchesResult
+			return a.run(cmd, api.MethodThreadWatches, struct{}{}, &res)
+		},
+	}
+}

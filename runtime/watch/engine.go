@@ -1,0 +1,613 @@
+// Package watch is the durable watch engine: one-shot notifications that a thread stopped,
+// kept in the store so that neither a restart nor a crash loses them.
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/store"
+)
+
+// Engine timing. Observation is driven by events; these bound the fallbacks.
+const (
+	// ReconcileEvery re-reads each observed thread at this low rate, catching anything no
+	// event reported (a thread run by another process sends none).
+	ReconcileEvery = 60 * time.Second
+	// BusyRetry is the fallback retry for a busy recipient; its own stop event retries sooner.
+	BusyRetry = 30 * time.Second
+	// maxBackoff caps the retry delay of a delivery that provably started no turn.
+	maxBackoff     = 5 * time.Minute
+	readTimeout    = 15 * time.Second
+	deliverTimeout = 60 * time.Second
+)
+
+// ThreadState is what the engine needs to know of a thread.
+type ThreadState struct {
+	Running    bool   // a turn is in flight
+	TurnID     string // the turn in flight, else the latest turn
+	TurnStatus string // status of TurnID
+}
+
+// Reader reads a thread's state. A *model.Error with CodeThreadNotFound means the thread is
+// confirmed gone; any other error is a failed read.
+type Reader func(ctx context.Context, id model.ThreadID) (ThreadState, error)
+
+// Sender starts a turn in the recipient thread, the same path as `thread send`.
+type Sender func(ctx context.Context, recipient model.ThreadID, text string) error
+
+// Options configure an Engine.
+type Options struct {
+	Store *store.Store
+	Read  Reader
+	Send  Sender
+	Now   func() time.Time
+	Log   io.Writer
+	// Fault, when set, is called at named points (crash tests).
+	Fault func(point string)
+	// OnClientEvent is told when a client's event log grew.
+	OnClientEvent func(client string)
+}
+
+// Engine observes watched threads and delivers their notifications.
+type Engine struct {
+	opts      Options
+	startedAt time.Time
+
+	mu            sync.Mutex
+	active        map[string]*model.Watch // watching, pending, delivering
+	undeliverable []model.Watch           // newest last, at most model.UndeliverableKept
+	threads       map[model.ThreadID]*threadObs
+	dirty         map[model.ThreadID]bool // threads with news to evaluate
+	retryNow      map[string]bool         // recipients to try at once
+
+	wake chan struct{}
+	done chan struct{}
+}
+
+// threadObs is the in-memory observation state of one thread. Nothing here needs to survive
+// a restart: the restart rules start it afresh.
+type threadObs struct {
+	lastRead     time.Time
+	readOK       bool      // a read succeeded since this runtime started
+	failingSince time.Time // first failure of the current run of failed reads
+}
+
+// Open loads the stored watches. Deliveries that were in flight when the last runtime died
+// are due again: a duplicate is acceptable, a loss is not.
+func Open(opts Options) (*Engine, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	e := &Engine{
+		opts:      opts,
+		startedAt: opts.Now(),
+		active:    map[string]*model.Watch{},
+		threads:   map[model.ThreadID]*threadObs{},
+		dirty:     map[model.ThreadID]bool{},
+		retryNow:  map[string]bool{},
+		wake:      make(chan struct{}, 1),
+		done:      make(chan struct{}),
+	}
+	var delivered []string
+	err := opts.Store.Watches(func(w model.Watch) error {
+		switch w.State {
+		case model.WatchWatching, model.WatchPending:
+			e.active[w.ID] = &w
+			e.dirty[w.Thread] = true
+		case model.WatchDelivering:
+			w.State = model.WatchPending
+			w.NextAttempt = time.Time{}
+			e.active[w.ID] = &w
+		case model.WatchUndeliverable:
+			e.undeliverable = append(e.undeliverable, w)
+		case model.WatchDelivered:
+			delivered = append(delivered, w.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range delivered {
+		if err := opts.Store.DeleteWatch(id); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(e.undeliverable, func(i, j int) bool { return e.undeliverable[i].UpdatedAt.Before(e.undeliverable[j].UpdatedAt) })
+	return e, nil
+}
+
+// Run drives the engine until ctx ends: it wakes on events, on Kick, and at the next due
+// time (a deadline, a retry, a reconciliation read). There is no per-watch loop.
+func (e *Engine) Run(ctx context.Context) {
+	defer close(e.done)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		next := e.Step(ctx)
+		wait := time.Hour
+		if !next.IsZero() {
+			wait = next.Sub(e.opts.Now())
+			if wait < 0 {
+				wait = 0
+			}
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.wake:
+		case <-timer.C:
+		}
+	}
+}
+
+// Wait returns when Run has returned (after its context ended).
+func (e *Engine) Wait() { <-e.done }
+
+// Kick makes Run evaluate now (after an event, or after a test moved its clock).
+func (e *Engine) Kick() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// OnEvent reports a change of a thread (observed or recipient). It never blocks.
+func (e *Engine) OnEvent(id model.ThreadID, status, turnStatus string) {
+	e.mu.Lock()
+	e.dirty[id] = true
+	if status != model.ThreadActive || turnStatus != "" {
+		e.retryNow[string(id)] = true // a recipient that stopped may take its notification now
+	}
+	e.mu.Unlock()
+	e.Kick()
+}
+
+// Register creates a watch, or returns the one already watching the same pair.
+func (e *Engine) Register(ctx context.Context, thread model.ThreadID, notify string, timeout time.Duration) (api.WatchResult, error) {
+	if timeout == 0 {
+		timeout = model.DefaultWatchTimeout
+	}
+	if timeout < 0 || timeout > model.MaxWatchTimeout {
+		return api.WatchResult{}, model.Errorf(model.CodeInvalidArgument, "use --timeout-ms between 1 and 604800000 (7 days)", "watch timeout %s out of range", timeout)
+	}
+	rctx, cancel := context.WithTimeout(ctx, readTimeout)
+	st, err := e.opts.Read(rctx, thread)
+	cancel()
+	if err != nil {
+		return api.WatchResult{}, err
+	}
+	if !st.Running && st.TurnID != "" && terminal(st.TurnStatus) {
+		return api.WatchResult{State: "alreadyTerminal", Status: st.TurnStatus, SourceTurn: st.TurnID}, nil
+	}
+	now := e.opts.Now()
+	e.mu.Lock()
+	for _, w := range e.active {
+		if w.Thread == thread && w.Notify == notify && w.State == model.WatchWatching {
+			dup := *w
+			e.mu.Unlock()
+			return api.WatchResult{State: model.WatchWatching, Watch: &dup, Existing: true}, nil
+		}
+	}
+	e.mu.Unlock()
+	id, err := uuid.NewV7()
+	if err != nil {
+		return api.WatchResult{}, err
+	}
+	w := model.Watch{V: 1, ID: id.String(), Thread: thread, Notify: notify, State: model.WatchWatching, RegisteredAt: now, Deadline: now.Add(timeout), UpdatedAt: now}
+	if st.Running {
+		w.RunningTurn = st.TurnID
+	}
+	if err := e.opts.Store.PutWatch(w); err != nil {
+		return api.WatchResult{}, err
+	}
+	e.mu.Lock()
+	e.active[w.ID] = &w
+	e.dirty[thread] = true // the thread may have stopped between the read and now
+	e.mu.Unlock()
+	e.Kick()
+	out := w
+	return api.WatchResult{State: model.WatchWatching, Watch: &out}, nil
+}
+
+// List returns the watches by state, oldest registration first.
+func (e *Engine) List() api.WatchesResult {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := api.WatchesResult{Watching: []model.Watch{}, Pending: []model.Watch{}, Undeliverable: append([]model.Watch{}, e.undeliverable...)}
+	for _, w := range e.active {
+		if w.State == model.WatchWatching {
+			out.Watching = append(out.Watching, *w)
+		} else {
+			out.Pending = append(out.Pending, *w)
+		}
+	}
+	byRegistration := func(ws []model.Watch) {
+		sort.Slice(ws, func(i, j int) bool {
+			if !ws[i].RegisteredAt.Equal(ws[j].RegisteredAt) {
+				return ws[i].RegisteredAt.Before(ws[j].RegisteredAt)
+			}
+			return ws[i].ID < ws[j].ID
+		})
+	}
+	byRegistration(out.Watching)
+	byRegistration(out.Pending)
+	return out
+}
+
+func terminal(status string) bool {
+	switch status {
+	case model.TurnCompleted, model.TurnFailed, model.TurnInterrupted:
+		return true
+	}
+	return false
+}
+
+// Step does one pass: evaluates threads with news, deadlines and due reconciliations, then
+// due deliveries. It returns when the engine next needs to run (zero: nothing scheduled).
+func (e *Engine) Step(ctx context.Context) time.Time {
+	now := e.opts.Now()
+	for _, id := range e.threadsToRead(now) {
+		e.observe(ctx, id)
+	}
+	for _, recipient := range e.dueRecipients(e.opts.Now()) {
+		e.deliver(ctx, recipient)
+	}
+	return e.nextDue()
+}
+
+// threadsToRead picks the watched threads that have news, a passed deadline, or a due
+// reconciliation read.
+func (e *Engine) threadsToRead(now time.Time) []model.ThreadID {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	seen := map[model.ThreadID]bool{}
+	var ids []model.ThreadID
+	for _, w := range e.active {
+		if w.State != model.WatchWatching || seen[w.Thread] {
+			continue
+		}
+		obs := e.obs(w.Thread)
+		if e.dirty[w.Thread] || !now.Before(w.Deadline) || !now.Before(obs.lastRead.Add(ReconcileEvery)) || (!obs.failingSince.IsZero() && !now.Before(e.unreadableAt(obs))) {
+			seen[w.Thread] = true
+			ids = append(ids, w.Thread)
+		}
+	}
+	for id := range e.dirty {
+		delete(e.dirty, id)
+	}
+	return ids
+}
+
+func (e *Engine) obs(id model.ThreadID) *threadObs {
+	o := e.threads[id]
+	if o == nil {
+		o = &threadObs{}
+		e.threads[id] = o
+	}
+	return o
+}
+
+// inGrace reports whether failures of a thread do not count yet: after a restart, until a
+// read succeeds or RestartGrace has passed (the session owning it may still be coming back).
+func (e *Engine) inGrace(o *threadObs, now time.Time) bool {
+	return !o.readOK && now.Before(e.startedAt.Add(model.RestartGrace))
+}
+
+// unreadableAt is when a run of failed reads becomes `unreadable`.
+func (e *Engine) unreadableAt(o *threadObs) time.Time {
+	start := o.failingSince
+	if !o.readOK {
+		if g := e.startedAt.Add(model.RestartGrace); g.After(start) {
+			start = g
+		}
+	}
+	return start.Add(model.UnreadableAfter)
+}
+
+// observe reads one thread and settles every watch on it that the read decides.
+func (e *Engine) observe(ctx context.Context, id model.ThreadID) {
+	rctx, cancel := context.WithTimeout(ctx, readTimeout)
+	st, err := e.opts.Read(rctx, id)
+	cancel()
+	now := e.opts.Now()
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	o := e.obs(id)
+	o.lastRead = now
+	var settle func(w *model.Watch) (result, turn, reason string)
+	switch {
+	case err == nil:
+		o.readOK, o.failingSince = true, time.Time{}
+		settle = func(w *model.Watch) (string, string, string) {
+			if st.Running {
+				if w.RunningTurn != st.TurnID {
+					w.RunningTurn = st.TurnID
+					e.save(w, now)
+				}
+				if !now.Before(w.Deadline) {
+					return model.ResultTimedOut, st.TurnID, ""
+				}
+				return "", "", ""
+			}
+			if st.TurnID == "" || !terminal(st.TurnStatus) {
+				if !now.Before(w.Deadline) {
+					return model.ResultTimedOut, "", "the thread did not run before the deadline"
+				}
+				return "", "", ""
+			}
+			reason := ""
+			if st.TurnStatus == model.TurnInterrupted && w.RunningTurn == st.TurnID && w.RegisteredAt.Before(e.startedAt) {
+				reason = "the turn was running when the runtime stopped"
+			}
+			return st.TurnStatus, st.TurnID, reason
+		}
+	case e.inGrace(o, now):
+		// Neither unreadable, notFound nor timedOut while the owning session may be returning.
+		return
+	case model.IsCode(err, model.CodeThreadNotFound):
+		settle = func(*model.Watch) (string, string, string) {
+			return model.ResultNotFound, "", "the thread no longer exists"
+		}
+	default:
+		if o.failingSince.IsZero() {
+			o.failingSince = now
+		}
+		unreadable := !now.Before(e.unreadableAt(o))
+		settle = func(w *model.Watch) (string, string, string) {
+			if unreadable {
+				return model.ResultUnreadable, "", "reads failed for 60 s: " + shortErr(err)
+			}
+			if !now.Before(w.Deadline) {
+				return model.ResultTimedOut, w.RunningTurn, ""
+			}
+			return "", "", ""
+		}
+	}
+	for _, w := range e.active {
+		if w.Thread != id || w.State != model.WatchWatching {
+			continue
+		}
+		result, turn, reason := settle(w)
+		if result == "" {
+			continue
+		}
+		e.fault("before-record")
+		w.State, w.Result, w.SourceTurn, w.Reason = model.WatchPending, result, turn, reason
+		w.DueAt, w.NextAttempt = now, now
+		e.save(w, now)
+	}
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// save writes a watch; failures are logged and the in-memory state stays authoritative
+// until the next write succeeds.
+func (e *Engine) save(w *model.Watch, now time.Time) {
+	w.UpdatedAt = now
+	if err := e.opts.Store.PutWatch(*w); err != nil {
+		fmt.Fprintf(e.opts.Log, "watch %s: save: %v\n", w.ID, err)
+	}
+}
+
+func (e *Engine) fault(point string) {
+	if e.opts.Fault != nil {
+		e.opts.Fault(point)
+	}
+}
+
+// dueRecipients lists recipients with a pending notification that may be tried now.
+func (e *Engine) dueRecipients(now time.Time) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range e.active {
+		if w.State != model.WatchPending || seen[w.Notify] {
+			continue
+		}
+		if e.retryNow[w.Notify] || !now.Before(w.NextAttempt) {
+			seen[w.Notify] = true
+			out = append(out, w.Notify)
+		}
+	}
+	for k := range e.retryNow {
+		delete(e.retryNow, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// nextDue is the earliest deadline, retry or reconciliation time.
+func (e *Engine) nextDue() time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var next time.Time
+	consider := func(t time.Time) {
+		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	for _, w := range e.active {
+		switch w.State {
+		case model.WatchWatching:
+			consider(w.Deadline)
+			o := e.obs(w.Thread)
+			consider(o.lastRead.Add(ReconcileEvery))
+			if !o.failingSince.IsZero() {
+				consider(e.unreadableAt(o))
+			}
+		case model.WatchPending:
+			consider(w.NextAttempt)
+		}
+	}
+	return next
+}
+
+// deliver sends every pending notification of one recipient in one message.
+func (e *Engine) deliver(ctx context.Context, recipient string) {
+	now := e.opts.Now()
+	e.mu.Lock()
+	var batch []*model.Watch
+	for _, w := range e.active {
+		if w.Notify != recipient || w.State != model.WatchPending {
+			continue
+		}
+		if now.After(w.DueAt.Add(model.DeliveryWindow)) {
+			e.giveUpLocked(w, now, "not delivered within 6 hours of the stop")
+			continue
+		}
+		batch = append(batch, w)
+	}
+	sort.Slice(batch, func(i, j int) bool { return batch[i].DueAt.Before(batch[j].DueAt) })
+	if len(batch) == 0 {
+		e.mu.Unlock()
+		return
+	}
+	for _, w := range batch {
+		w.State = model.WatchDelivering
+		w.Attempts++
+		e.save(w, now)
+	}
+	snapshot := make([]model.Watch, len(batch))
+	for i, w := range batch {
+		snapshot[i] = *w
+	}
+	e.mu.Unlock()
+	e.fault("after-delivery-started")
+
+	if client, ok := strings.CutPrefix(recipient, model.ClientRecipientPrefix); ok {
+		e.deliverToClient(client, batch, snapshot, now)
+		return
+	}
+	dctx, cancel := context.WithTimeout(ctx, deliverTimeout)
+	err := e.opts.Send(dctx, model.ThreadID(recipient), Text(snapshot))
+	cancel()
+	now = e.opts.Now()
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	o := e.obs(model.ThreadID(recipient))
+	for _, w := range batch {
+		switch {
+		case err == nil:
+			e.fault("after-delivery-sent")
+			w.State, w.DeliveredAt = model.WatchDelivered, now
+			e.save(w, now)
+			e.fault("after-delivery-recorded")
+			delete(e.active, w.ID)
+			if derr := e.opts.Store.DeleteWatch(w.ID); derr != nil {
+				fmt.Fprintf(e.opts.Log, "watch %s: delete: %v\n", w.ID, derr)
+			}
+		case model.IsCode(err, model.CodeThreadBusy):
+			w.State, w.NextAttempt = model.WatchPending, now.Add(BusyRetry)
+			e.save(w, now)
+		case model.IsCode(err, model.CodeThreadNotFound) && !e.inGrace(o, now):
+			e.giveUpLocked(w, now, "the recipient thread no longer exists")
+		case model.IsCode(err, model.CodeFailedPrecondition) && harness.IsNotStarted(err) && !e.inGrace(o, now):
+			e.giveUpLocked(w, now, "the recipient thread is read-only: "+shortErr(err))
+		case harness.IsNotStarted(err) || errors.Is(err, context.Canceled) && ctx.Err() != nil || e.inGrace(o, now):
+			w.State, w.NextAttempt = model.WatchPending, now.Add(backoff(w.Attempts))
+			e.save(w, now)
+		default:
+			e.giveUpLocked(w, now, "delivery outcome unknown, not retried: "+shortErr(err))
+		}
+	}
+}
+
+func (e *Engine) deliverToClient(client string, batch []*model.Watch, snapshot []model.Watch, now time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i, w := range batch {
+		delivered := snapshot[i]
+		delivered.State, delivered.DeliveredAt, delivered.UpdatedAt = model.WatchDelivered, now, now
+		ev := model.ClientEvent{Type: "watch.notification", Watch: w.ID, Thread: w.Thread, Link: w.Thread.Link(), Result: w.Result, Turn: w.SourceTurn, Reason: w.Reason, At: now}
+		if _, err := e.opts.Store.AppendClientEvent(client, ev, &delivered); err != nil {
+			fmt.Fprintf(e.opts.Log, "watch %s: client event: %v\n", w.ID, err)
+			w.State, w.NextAttempt = model.WatchPending, now.Add(backoff(w.Attempts))
+			e.save(w, now)
+			continue
+		}
+		e.fault("after-delivery-recorded")
+		delete(e.active, w.ID)
+		if err := e.opts.Store.DeleteWatch(w.ID); err != nil {
+			fmt.Fprintf(e.opts.Log, "watch %s: delete: %v\n", w.ID, err)
+		}
+	}
+	if e.opts.OnClientEvent != nil {
+		e.opts.OnClientEvent(client)
+	}
+}
+
+// giveUpLocked marks a watch undeliverable and keeps only the most recent ones.
+func (e *Engine) giveUpLocked(w *model.Watch, now time.Time, reason string) {
+	w.State, w.Reason = model.WatchUndeliverable, reason
+	e.save(w, now)
+	delete(e.active, w.ID)
+	e.undeliverable = append(e.undeliverable, *w)
+	for len(e.undeliverable) > model.UndeliverableKept {
+		old := e.undeliverable[0]
+		e.undeliverable = e.undeliverable[1:]
+		if err := e.opts.Store.DeleteWatch(old.ID); err != nil {
+			fmt.Fprintf(e.opts.Log, "watch %s: prune: %v\n", old.ID, err)
+		}
+	}
+}
+
+func backoff(attempts int) time.Duration {
+	d := 5 * time.Second
+	for i := 1; i < attempts && d < maxBackoff; i++ {
+		d *= 2
+	}
+	if d > maxBackoff {
+		d = maxBackoff
+	}
+	return d
+}
+
+// Text is the notification turn's text: outcome, link and the command to read the thread —
+// no conversation content, and nothing that reads as accepting the work.
+func Text(ws []model.Watch) string {
+	var b strings.Builder
+	b.WriteString("codexhost watch notification (status only; the work has not been reviewed):\n")
+	for _, w := range ws {
+		fmt.Fprintf(&b, "- thread %s stopped: %s", w.Thread.Link(), w.Result)
+		if w.SourceTurn != "" {
+			fmt.Fprintf(&b, " (turn %s)", w.SourceTurn)
+		}
+		if w.Reason != "" {
+			fmt.Fprintf(&b, "; %s", w.Reason)
+		}
+		fmt.Fprintf(&b, ". Read it with: codexhost thread read %s\n", w.Thread)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
