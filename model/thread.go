@@ -38,7 +38,7 @@ type Message struct {
 	Role   string    `json:"role"`
 	Text   string    `json:"text"`
 	TurnID string    `json:"turnId,omitempty"`
-	At     time.Time `json:"at,omitempty"`
+	At     time.Time `json:"at,omitzero"`
 }
 
 // TurnSummary describes a turn without its content.

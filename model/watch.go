@@ -48,10 +48,10 @@ type Watch struct {
 	RunningTurn string    `json:"runningTurn,omitempty"`
 	Result      string    `json:"result,omitempty"`
 	SourceTurn  string    `json:"sourceTurn,omitempty"`
-	DueAt       time.Time `json:"dueAt,omitempty"`
+	DueAt       time.Time `json:"dueAt,omitzero"`
 	Attempts    int       `json:"attempts,omitempty"`
-	NextAttempt time.Time `json:"nextAttempt,omitempty"`
-	DeliveredAt time.Time `json:"deliveredAt,omitempty"`
+	NextAttempt time.Time `json:"nextAttempt,omitzero"`
+	DeliveredAt time.Time `json:"deliveredAt,omitzero"`
 	Reason      string    `json:"reason,omitempty"`
 	UpdatedAt   time.Time `json:"updatedAt"`
 }

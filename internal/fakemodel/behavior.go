@@ -17,13 +17,15 @@ const (
 	modeSlow
 	modeHang
 	modeFailed
+	modeShell
 )
 
 // Behavior is what the server does for one request to /responses.
-// Build one with Reply, HTTPError, Truncated, Slow, Hang or Failed.
+// Build one with Reply, HTTPError, Truncated, Slow, Hang, Failed or Shell.
 type Behavior struct {
 	mode     mode
 	text     string // reply text, or the error message of an HTTP error
+	command  string // the command of a Shell call
 	status   int
 	delay    time.Duration
 	duration time.Duration
@@ -56,7 +58,7 @@ func Hang() Behavior { return Behavior{mode: modeHang} }
 func Failed() Behavior { return Behavior{mode: modeFailed} }
 
 // String names the behaviour the way markers do: "reply", "http500",
-// "truncated", "slow", "hang", "failed". It is what Request.Mode records.
+// "truncated", "slow", "hang", "failed", "shell". It is what Request.Mode records.
 func (b Behavior) String() string {
 	switch b.mode {
 	case modeReply:
@@ -71,6 +73,8 @@ func (b Behavior) String() string {
 		return "hang"
 	case modeFailed:
 		return "failed"
+	case modeShell:
+		return "shell"
 	}
 	return fmt.Sprintf("mode(%d)", int(b.mode))
 }
@@ -105,6 +109,8 @@ func fromMarkers(text string, slowDelay, slowDuration time.Duration) (b Behavior
 		return Hang(), true
 	case name == "failed":
 		return Failed(), true
+	case name == "shell":
+		return Shell(m["cmd"]), true
 	case name == "slow":
 		delay, err := markerDuration(m, "delay", slowDelay)
 		if err != nil {

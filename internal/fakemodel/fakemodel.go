@@ -10,6 +10,7 @@
 //	[[mode:slow]] [[delay:0.25]] [[duration:2]]   see Slow (seconds or Go durations)
 //	[[mode:hang]]  [[mode:truncated]]  [[mode:failed]]  [[mode:http500]] (any 4xx/5xx)
 //	[[reply:some text]]                           see Reply
+//	[[mode:shell]] [[cmd:echo hi]]                see Shell (the command cannot contain ']')
 package fakemodel
 
 import (
@@ -255,7 +256,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.notify()
 	s.mu.Unlock()
 
-	if s.serve(w, r, b, rec.N, rec.UserText) {
+	if s.serve(w, r, b, rec.N, rec.UserText, rec.JSON) {
 		s.mu.Lock()
 		s.requests[idx].Disconnected = true
 		s.disconnects++

@@ -54,8 +54,15 @@ func usage() map[string]any {
 }
 
 // serve answers one request to /responses with b; n numbers the ids and the
-// default reply. It reports whether the client dropped the stream first.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, b Behavior, n int, userText string) (disconnected bool) {
+// default reply, body is the parsed request. It reports whether the client
+// dropped the stream first.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, b Behavior, n int, userText string, body map[string]any) (disconnected bool) {
+	if b.mode == modeShell {
+		b = shellStep(b, n, body)
+		if b.mode == modeShell {
+			return serveShellCall(w, b, n, body)
+		}
+	}
 	if b.mode == modeHTTPError {
 		writeHTTPError(w, b)
 		return false
