@@ -50,7 +50,7 @@ func (n *Native) Read(ctx context.Context, id model.ThreadID, req ReadRequest) (
 
 	var turns []appserver.Turn
 	if !th.Ephemeral { // ephemeral threads have no turn history to page
-		res, err := c.TurnsList(ctx, appserver.TurnsListParams{ThreadID: string(id), Limit: 2})
+		res, err := nativeTurnsList(ctx, c, appserver.TurnsListParams{ThreadID: string(id), Limit: 2})
 		switch {
 		case nativeNotMaterialized(err):
 		case err != nil:
@@ -104,6 +104,32 @@ func NativeThreadInfo(th appserver.Thread) model.ThreadInfo {
 }
 
 func nativeNotMaterialized(err error) bool { return nativeRPCHas(err, "not materialized") }
+
+// nativeTurnsListRetries bound the wait for a thread whose first turn was just started:
+// for about 10 ms after that turn/start, Codex answers thread/turns/list with "list_turns is
+// not supported yet" (code -32601) instead of the turn, while it creates the rollout.
+const (
+	nativeTurnsListRetries = 8
+	nativeTurnsListBackoff = 5 * time.Millisecond
+)
+
+// nativeTurnsList is thread/turns/list that rides out that window; the error of a thread for
+// which it lasts is returned unchanged.
+func nativeTurnsList(ctx context.Context, c *appserver.Client, p appserver.TurnsListParams) (appserver.TurnsListResult, error) {
+	delay := nativeTurnsListBackoff
+	for i := 0; ; i++ {
+		res, err := c.TurnsList(ctx, p)
+		if err == nil || i == nativeTurnsListRetries || !nativeRPCHas(err, "list_turns is not supported yet") {
+			return res, err
+		}
+		select {
+		case <-ctx.Done():
+			return res, err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 100*time.Millisecond)
+	}
+}
 
 // nativeDangling reports a turn that another process reads as interrupted only because it
 // has no end recorded yet: a real interrupt records its completion time.
@@ -276,7 +302,7 @@ func (n *Native) readMessages(ctx context.Context, c *appserver.Client, id model
 		return out
 	}
 	for {
-		res, err := c.TurnsList(ctx, appserver.TurnsListParams{ThreadID: string(id), Cursor: page, Limit: pageTurns})
+		res, err := nativeTurnsList(ctx, c, appserver.TurnsListParams{ThreadID: string(id), Cursor: page, Limit: pageTurns})
 		if nativeNotMaterialized(err) {
 			break
 		}

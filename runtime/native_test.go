@@ -1,0 +1,440 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/harness"
+)
+
+// These tests run the real `codex app-server` against the loopback fake model; they skip
+// (or fail with CODEXHOST_REQUIRE_CODEX=1) when Codex is not installed.
+
+// slowTask makes the fake model stream for a minute, so the turn stays active until cancelled.
+const slowTask = "[[mode:slow]] [[delay:0.2]] [[duration:60]] keep going"
+
+// outsideThread creates a thread and runs one turn in a Codex App Server of its own on the
+// test's Codex home, as another Codex client would, then stops that process: the thread exists
+// on disk and is not loaded in the host's App Server.
+func outsideThread(t *testing.T, th *testHost, text string) string {
+	t.Helper()
+	ctx := context.Background()
+	c, err := appserver.Start(ctx, appserver.Config{Bin: codextest.CodexBin(t), Env: codextest.Env(th.codexHome), Dir: th.codexHome,
+		StderrLog: filepath.Join(t.TempDir(), "outside.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.ThreadStart(ctx, appserver.ThreadStartParams{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, stop := c.Subscribe(func(m string) bool { return m == "turn/completed" })
+	defer stop()
+	turn, err := c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: res.Thread.ID, Input: appserver.TextInput(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(testWait)
+	for {
+		select {
+		case n := <-notes:
+			var ev appserver.TurnEvent
+			if json.Unmarshal(n.Params, &ev) == nil && ev.ThreadID == res.Thread.ID && ev.Turn.ID == turn.ID {
+				if ev.Turn.Status != appserver.TurnCompleted {
+					t.Fatalf("outside turn ended %s", ev.Turn.Status)
+				}
+				return res.Thread.ID
+			}
+		case <-deadline:
+			t.Fatal("the outside turn did not complete")
+		}
+	}
+}
+
+// startNative starts a thread and a turn on the native harness directly (no delegation) and
+// waits until Codex lists the turn, so the thread is on disk before the API reads it.
+func startNative(t *testing.T, th *testHost, text string) model.ThreadID {
+	t.Helper()
+	ctx := context.Background()
+	id, err := th.native.Start(ctx, harness.StartRequest{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := th.native.Send(ctx, id, text); err != nil {
+		t.Fatal(err)
+	}
+	c, err := th.native.Client(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "Codex to persist the first turn of "+string(id), func() bool {
+		res, err := c.TurnsList(ctx, appserver.TurnsListParams{ThreadID: string(id), Limit: 1})
+		return err == nil && len(res.Data) == 1
+	})
+	return id
+}
+
+// nativeState is what reading a native thread must leave as it was.
+type nativeState struct {
+	rollout []byte
+	status  string
+	loaded  []string
+}
+
+func observeNative(t *testing.T, th *testHost, id string) nativeState {
+	t.Helper()
+	ctx := context.Background()
+	c, err := th.native.Client(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	thr, err := c.ThreadRead(ctx, id)
+	if err != nil || thr.Path == nil {
+		t.Fatalf("thread/read %s: %+v %v", id, thr, err)
+	}
+	b, err := os.ReadFile(*thr.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := c.ThreadLoadedList(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(loaded.Data)
+	return nativeState{rollout: b, status: thr.Status.Type, loaded: loaded.Data}
+}
+
+func (s nativeState) equal(o nativeState) bool {
+	return string(s.rollout) == string(o.rollout) && s.status == o.status && slices.Equal(s.loaded, o.loaded)
+}
+
+// jsonKeys returns the keys of the object at path ("thread", "thread.lastTurn", "messages.0").
+func jsonKeys(t *testing.T, raw json.RawMessage, path string) []string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Split(path, ".") {
+		if p == "" {
+			continue
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[p]
+		case []any:
+			var i int
+			fmt.Sscan(p, &i)
+			if i >= len(x) {
+				t.Fatalf("no %s in %s", path, raw)
+			}
+			v = x[i]
+		}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("%s is not an object in %s", path, raw)
+	}
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// Scenario: S000-04
+func TestS000_04_NativeThreadsNotMadeByDelegationHaveEmptyRefs(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
+	c := th.client("bot")
+
+	// One created by a Codex process outside codexhost, one started on the harness directly.
+	outside := outsideThread(t, th, "made elsewhere")
+	direct := string(startNative(t, th, "made directly"))
+	waitStopped(t, c, direct)
+
+	for _, id := range []string{outside, direct} {
+		raw := callRaw(t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: id})
+		var r struct {
+			Thread map[string]json.RawMessage `json:"thread"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		if string(r.Thread["refs"]) != "[]" || r.Thread["origin"] != nil {
+			t.Fatalf("thread.read of %s: %s", id, raw)
+		}
+	}
+	// thread.list shows both (from the App Server's catalog) with an empty ref list.
+	eventually(t, "both native threads in thread.list", func() bool {
+		var res struct {
+			Threads []map[string]json.RawMessage `json:"threads"`
+		}
+		if err := json.Unmarshal(callRaw(t, c, api.MethodThreadList, api.ThreadListParams{}), &res); err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for _, row := range res.Threads {
+			var id string
+			_ = json.Unmarshal(row["id"], &id)
+			if id == outside || id == direct {
+				if string(row["refs"]) != "[]" || row["origin"] != nil {
+					t.Fatalf("thread.list row of %s: refs %s origin %s", id, row["refs"], row["origin"])
+				}
+				found++
+			}
+		}
+		return found == 2
+	})
+}
+
+// A delegation to the native harness answers with the child, which reads at once like any
+// other thread, and runs its task.
+func TestNativeDelegationIsReadableAtOnce(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
+	c := th.client("bot")
+	res := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "hello native", Refs: []string{refA}, Cwd: t.TempDir()})
+	id := res.Thread.ID
+	if res.Existing || res.Thread.Harness != model.NativeHarness || res.Thread.Origin == nil || res.Thread.Origin.Client != "bot" || !slices.Equal(res.Thread.Refs, []string{refA}) {
+		t.Fatalf("delegate to codex: %+v", res)
+	}
+	// No pause: the first turn has just started and may not be on disk yet.
+	r := readThread(t, c, id)
+	if r.Thread.ID != id || !slices.Equal(r.Thread.Refs, []string{refA}) {
+		t.Fatalf("read right after delegation: %+v", r.Thread)
+	}
+	done := waitStopped(t, c, id)
+	if done.Result == nil || done.Result.Status != model.TurnCompleted || done.Result.Text != "fake reply #1 to: hello native" {
+		t.Fatalf("native child result %+v", done.Result)
+	}
+	if again := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "hello native", Cwd: res.Thread.Cwd}); again.Thread.ID != id || !again.Existing {
+		t.Fatalf("repeat gave %s (existing %v)", again.Thread.ID, again.Existing)
+	}
+	// Listed once, whether found through the records or the App Server's catalog.
+	list := call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{})
+	n := 0
+	for _, row := range list.Threads {
+		if row.ID == id {
+			n++
+			if row.Origin == nil || row.Origin.Client != "bot" || !slices.Equal(row.Refs, []string{refA}) {
+				t.Fatalf("list row %+v", row)
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("the native child is listed %d times", n)
+	}
+}
+
+// Several native threads with active turns make a runtime caller that names no thread
+// ambiguous. With exactly one, that thread is the caller: the runtime half of S000-06 (the
+// CLI half, connecting through the whitelisted parameters, is the CLI's to test).
+// Scenario: S000-08
+// Scenario: S000-06
+func TestS000_08_SeveralActiveNativeThreadsMakeTheCallerAmbiguous(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
+	c, rt := th.client("bot"), th.runtimeClient()
+	cwd := t.TempDir()
+	n1 := string(startNative(t, th, slowTask+" one"))
+
+	// One active native thread: it is the caller (S000-06).
+	one := delegate(t, rt, api.DelegateStartParams{Harness: "shell", Task: "from the only running native turn", Cwd: cwd})
+	if o := one.Thread.Origin; o == nil || o.Kind != model.OriginThread || o.ParentThread != n1 {
+		t.Fatalf("caller with one active native thread: origin %+v, want parent %s", o, n1)
+	}
+	if d, err := th.Store().DelegationOfChild(model.ThreadID(one.Thread.ID)); err != nil || d.ParentThread != model.ThreadID(n1) || d.ParentHarness != "codex" {
+		t.Fatalf("delegation %+v (%v)", d, err)
+	}
+
+	n2 := string(startNative(t, th, slowTask+" two"))
+	records, files := th.threadRecords(), len(th.transcripts())
+	me := callErr(t, rt, api.MethodDelegateStart, api.DelegateStartParams{Harness: "shell", Task: "who am I", Cwd: cwd}, model.CodeParentThreadAmbiguous)
+	if !strings.Contains(me.Hint, "--parent-thread") {
+		t.Fatalf("the ambiguity does not ask for --parent-thread: %+v", me)
+	}
+	want := []string{n1, n2}
+	slices.Sort(want)
+	var active []string
+	list, _ := me.Details["activeThreads"].([]any)
+	for _, v := range list {
+		s, _ := v.(string)
+		active = append(active, s)
+	}
+	if !slices.Equal(active, want) {
+		t.Fatalf("details.activeThreads %v, want %v", me.Details["activeThreads"], want)
+	}
+	if th.threadRecords() != records || len(th.transcripts()) != files {
+		t.Fatal("an ambiguous delegation left a thread behind")
+	}
+	// Naming the parent resolves it.
+	named := delegate(t, rt, api.DelegateStartParams{Caller: api.CallerHint{ParentThread: n2}, Harness: "shell", Task: "named parent", Cwd: cwd})
+	if named.Thread.Origin == nil || named.Thread.Origin.ParentThread != n2 {
+		t.Fatalf("explicit parent: %+v", named.Thread.Origin)
+	}
+	// A client is never inferred from active turns.
+	if res := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "client task", Cwd: cwd}); res.Thread.Origin.Kind != model.OriginClient {
+		t.Fatalf("client delegation origin %+v", res.Thread.Origin)
+	}
+
+	for _, id := range []string{n1, n2} {
+		got := call[api.ThreadCancelResult](t, c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: id})
+		if got.TurnID == "" {
+			t.Fatalf("cancel %s: %+v", id, got)
+		}
+		if r := waitStopped(t, c, id); r.Thread.LastTurn == nil || r.Thread.LastTurn.Status != model.TurnInterrupted {
+			t.Fatalf("native thread %s after cancel: %+v", id, r.Thread.LastTurn)
+		}
+	}
+	// Nothing runs any more: the caller cannot be inferred.
+	callErr(t, rt, api.MethodDelegateStart, api.DelegateStartParams{Harness: "shell", Task: "orphan", Cwd: cwd}, model.CodeFailedPrecondition)
+}
+
+// Scenario: S000-09
+func TestS000_09_AppServerEnvironmentHasOnlyTheWhitelist(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}, environ: []string{"CODEXHOST_SECRET=x", "CODEXHOST_THREAD_ID=y"}})
+	if !slices.ContainsFunc(th.opts.Environ, func(kv string) bool { return strings.HasPrefix(kv, "CODEXHOST_CODEX_BIN=") }) {
+		t.Fatal("the runtime environment should carry CODEXHOST_CODEX_BIN as well")
+	}
+	// A native call (listing reads the App Server's catalog) starts the App Server.
+	call[api.ThreadListResult](t, th.client("bot"), api.MethodThreadList, api.ThreadListParams{})
+	cl, err := th.native.Client(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", cl.Pid()))
+	if err != nil {
+		t.Skipf("cannot read the App Server's environment: %v", err)
+	}
+	got := codexhostVars(string(environ))
+	want := map[string]string{
+		"CODEXHOST_CLI_PATH":         th.opts.CLIPath,
+		"CODEXHOST_RUNTIME_ENDPOINT": th.Endpoints()[0],
+		"CODEXHOST_RUNTIME_TOKEN":    th.RuntimeToken(),
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("CODEXHOST_* of the App Server:\n%v\nwant\n%v", got, want)
+	}
+	// The rest of the whitelist still reaches it: Codex needs its home.
+	if !strings.Contains(string(environ), "CODEX_HOME="+th.codexHome+"\x00") {
+		t.Fatalf("CODEX_HOME missing from the App Server environment")
+	}
+}
+
+// Scenario: S000-23
+// Scenario: S000-27
+func TestS000_23_NativeThreadsReadOutOfBandLikeExternalOnes(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
+	c := th.client("bot")
+	ctx := context.Background()
+	// Neither is delegated, so both read without origin.
+	shell := th.harnesses["shell"]
+	ext, err := shell.Start(ctx, harness.StartRequest{Cwd: t.TempDir(), Model: "mock-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shell.Send(ctx, ext, "hello external"); err != nil {
+		t.Fatal(err)
+	}
+	nat := string(startNative(t, th, "hello native"))
+	waitStopped(t, c, string(ext))
+	waitStopped(t, c, nat)
+	outside := outsideThread(t, th, "hello outside")
+
+	// Same shape: the same keys at every level, in both views. Only the optional title differs:
+	// Codex derives one from the first message, an external thread has none.
+	for _, view := range []string{model.ViewResult, model.ViewMessages} {
+		e := callRaw(t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: string(ext), View: view})
+		n := callRaw(t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: nat, View: view})
+		paths := []string{"", "thread.lastTurn", "result"}
+		if view == model.ViewMessages {
+			paths = append(paths, "messages.0", "messages.1")
+		}
+		for _, p := range paths {
+			if ek, nk := jsonKeys(t, e, p), jsonKeys(t, n, p); !slices.Equal(ek, nk) {
+				t.Errorf("%s view, %q: external keys %v, native keys %v", view, p, ek, nk)
+			}
+		}
+		ek := slices.DeleteFunc(jsonKeys(t, e, "thread"), func(k string) bool { return k == "title" })
+		nk := slices.DeleteFunc(jsonKeys(t, n, "thread"), func(k string) bool { return k == "title" })
+		if !slices.Equal(ek, nk) {
+			t.Errorf("%s view, thread: external keys %v, native keys %v", view, ek, nk)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	r := call[api.ThreadReadResult](t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: outside, View: model.ViewMessages})
+	if r.Thread.Harness != model.NativeHarness || r.Thread.Status != model.ThreadNotLoaded || r.Result == nil || r.Result.Status != model.TurnCompleted ||
+		len(r.Messages) != 2 || r.Messages[0].Text != "hello outside" || r.Messages[1].Text != r.Result.Text || r.Result.Text == "" {
+		t.Fatalf("out-of-band read: %+v result %+v messages %+v", r.Thread, r.Result, r.Messages)
+	}
+
+	// Read-only (S000-27): neither the thread loaded here nor the one that is not changes.
+	for _, id := range []string{nat, outside} {
+		before := observeNative(t, th, id)
+		var results []string
+		for range 2 {
+			for _, p := range []api.ThreadReadParams{{Thread: id}, {Thread: id, View: model.ViewMessages}, {Thread: id, View: model.ViewMessages, Limit: 1}} {
+				results = append(results, string(callRaw(t, c, api.MethodThreadRead, p)))
+			}
+			w := call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: 5000})
+			if w.TimedOut == nil || *w.TimedOut {
+				t.Fatalf("wait on idle native thread %s: %+v", id, w.TimedOut)
+			}
+		}
+		if !slices.Equal(results[:3], results[3:]) {
+			t.Fatalf("the same reads of %s differ:\n%v\n%v", id, results[:3], results[3:])
+		}
+		if after := observeNative(t, th, id); !after.equal(before) {
+			t.Fatalf("reading %s changed it: status %s→%s loaded %v→%v rollout %d→%d bytes", id,
+				before.status, after.status, before.loaded, after.loaded, len(before.rollout), len(after.rollout))
+		}
+		if id == outside && slices.Contains(before.loaded, outside) {
+			t.Fatal("the outside thread got loaded into the host's App Server")
+		}
+	}
+}
+
+// Scenario: S000-27
+func TestS000_27_WaitOnARunningNativeThreadDoesNotStopIt(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
+	c := th.client("bot")
+	id := string(startNative(t, th, slowTask))
+	before := observeNative(t, th, id)
+	w := call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: 300})
+	if w.TimedOut == nil || !*w.TimedOut || w.Thread.Status != model.ThreadActive {
+		t.Fatalf("wait on a running native thread: timedOut %v status %s", w.TimedOut, w.Thread.Status)
+	}
+	// Still running, and the same turn: the wait neither interrupted nor steered it.
+	if a := th.native.Active(); !slices.Contains(a, model.ThreadID(id)) {
+		t.Fatalf("not active after a wait: %v", a)
+	}
+	r := readThread(t, c, id)
+	if r.Thread.Status != model.ThreadActive || r.Thread.LastTurn == nil || r.Thread.LastTurn.Status != model.TurnInProgress {
+		t.Fatalf("after the wait: %+v", r.Thread)
+	}
+	if after := observeNative(t, th, id); after.status != before.status || !slices.Equal(after.loaded, before.loaded) {
+		t.Fatalf("wait changed the thread: status %s→%s loaded %v→%v", before.status, after.status, before.loaded, after.loaded)
+	}
+	callErr(t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: id, Message: "interrupting"}, model.CodeThreadBusy)
+	got := call[api.ThreadCancelResult](t, c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: id})
+	done := waitStopped(t, c, id)
+	if done.Thread.LastTurn == nil || done.Thread.LastTurn.ID != got.TurnID || done.Thread.LastTurn.Status != model.TurnInterrupted {
+		t.Fatalf("after cancel: %+v", done.Thread.LastTurn)
+	}
+	if r.Thread.LastTurn.ID != got.TurnID {
+		t.Fatalf("cancelled turn %s, the waited one was %s", got.TurnID, r.Thread.LastTurn.ID)
+	}
+}
