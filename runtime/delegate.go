@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,7 +154,10 @@ func (h *Host) DelegateStart(ctx context.Context, caller api.Caller, p api.Deleg
 	}
 	info, err := h.threadInfo(ctx, child)
 	if err != nil {
-		return api.DelegateStartResult{}, err
+		// The child exists and its turn started: report what is known rather than lose its id.
+		fmt.Fprintf(h.opts.Log, "read new child %s: %v\n", child, err)
+		info = model.ThreadInfo{ID: string(child), Link: child.Link(), Harness: p.Harness, Status: model.ThreadActive, Cwd: cwd, Model: p.Model, CreatedAt: now, UpdatedAt: now}
+		h.decorate(&info)
 	}
 	res := api.DelegateStartResult{Thread: info}
 	if rec.Delegation != nil {
