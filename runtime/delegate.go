@@ -78,6 +78,9 @@ func (h *Host) DelegateStart(ctx context.Context, caller api.Caller, p api.Deleg
 	if err := checkText("task", p.Task); err != nil {
 		return api.DelegateStartResult{}, err
 	}
+	if p.WatchTimeoutMs < 0 || int64(p.WatchTimeoutMs) > int64(model.MaxWatchTimeout/time.Millisecond) {
+		return api.DelegateStartResult{}, model.Errorf(model.CodeInvalidArgument, "use --watch-timeout-ms between 1 and 604800000 (7 days); the default is 30 minutes", "watch timeout %d ms out of range", p.WatchTimeoutMs)
+	}
 	own, err := model.ValidateRefs(p.Refs)
 	if err != nil {
 		return api.DelegateStartResult{}, err

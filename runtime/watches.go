@@ -16,10 +16,7 @@ func (h *Host) startWatches() error {
 	engine, err := watch.Open(watch.Options{
 		Store: h.store,
 		Read:  h.watchRead,
-		Send: func(ctx context.Context, recipient model.ThreadID, text string) error {
-			_, err := h.ThreadSend(ctx, api.ThreadSendParams{Thread: string(recipient), Message: text})
-			return err
-		},
+		Send:  h.watchSend,
 		Now:   h.opts.Now,
 		Log:   h.opts.Log,
 		Fault: faultPoint,
@@ -35,6 +32,27 @@ func (h *Host) startWatches() error {
 	h.stopWatch = cancel
 	go engine.Run(ctx)
 	return nil
+}
+
+// watchSend delivers a notification through `thread send`, telling the engine which failures
+// started no turn and which recipients cannot take a turn here at all.
+func (h *Host) watchSend(ctx context.Context, recipient model.ThreadID, text string) error {
+	hs, err := h.threadHarness(ctx, recipient)
+	if err != nil {
+		if model.IsCode(err, model.CodeFailedPrecondition) {
+			// Its harness is no longer configured: no turn can start here.
+			return watch.ReadOnly(harness.NotStarted(err))
+		}
+		return harness.NotStarted(err)
+	}
+	// The harness's Send is what `thread send` runs; its read-back is skipped so that a failed
+	// read after a started turn is not mistaken for an unknown delivery outcome.
+	_, err = hs.Send(ctx, recipient, text)
+	if hs.Kind() == model.HarnessNative && model.IsCode(err, model.CodeFailedPrecondition) && harness.IsNotStarted(err) {
+		// The App Server refused to open it for writing: held by another Codex process, or archived.
+		return watch.ReadOnly(err)
+	}
+	return err
 }
 
 // watchRead is the engine's view of a thread: running or not, and its latest turn.

@@ -25,6 +25,11 @@ const (
 	// ReconcileEvery re-reads each observed thread at this low rate, catching anything no
 	// event reported (a thread run by another process sends none).
 	ReconcileEvery = 60 * time.Second
+	// reconcileSlack lets the wake-up for one reconciliation read also take every other read
+	// due within it: threads watched from different moments would otherwise wake the engine
+	// one by one, each time for a pass over every watch (thousands of passes a minute at 10,000
+	// watches).
+	reconcileSlack = ReconcileEvery / 6
 	// BusyRetry is the fallback retry for a busy recipient; its own stop event retries sooner.
 	BusyRetry = 30 * time.Second
 	// maxBackoff caps the retry delay of a delivery that provably started no turn.
@@ -44,8 +49,31 @@ type ThreadState struct {
 // confirmed gone; any other error is a failed read.
 type Reader func(ctx context.Context, id model.ThreadID) (ThreadState, error)
 
-// Sender starts a turn in the recipient thread, the same path as `thread send`.
+// Sender starts a turn in the recipient thread, the same path as `thread send`. A failure
+// that provably started no turn is marked with harness.NotStarted and is retried; one whose
+// recipient cannot take a turn here at all is marked with ReadOnly and is given up.
 type Sender func(ctx context.Context, recipient model.ThreadID, text string) error
+
+// ReadOnly marks a Send failure whose recipient this runtime cannot start turns in (held by
+// another process, archived, or of a harness no longer configured): retrying would not help.
+// Other failures that provably started no turn, such as a command that cannot start, are
+// retried within the delivery window.
+func ReadOnly(err error) error {
+	if err == nil {
+		return nil
+	}
+	return readOnlyError{err}
+}
+
+type readOnlyError struct{ err error }
+
+func (e readOnlyError) Error() string { return e.err.Error() }
+func (e readOnlyError) Unwrap() error { return e.err }
+
+func isReadOnly(err error) bool {
+	var ro readOnlyError
+	return errors.As(err, &ro)
+}
 
 // Options configure an Engine.
 type Options struct {
@@ -71,6 +99,14 @@ type Engine struct {
 	threads       map[model.ThreadID]*threadObs
 	dirty         map[model.ThreadID]bool // threads with news to evaluate
 	retryNow      map[string]bool         // recipients to try at once
+	// watching holds the watching watches of each thread (also in active), so that reading a
+	// thread settles its watches without a pass over every watch.
+	watching map[model.ThreadID]map[string]*model.Watch
+	// restored are the watches loaded by Open: only their notifications wait out the restart
+	// grace of a recipient. restarted are the restored watches whose thread was running when
+	// the last runtime stopped, until their first successful read here.
+	restored  map[string]bool
+	restarted map[string]bool
 
 	wake chan struct{}
 	done chan struct{}
@@ -100,6 +136,9 @@ func Open(opts Options) (*Engine, error) {
 		threads:   map[model.ThreadID]*threadObs{},
 		dirty:     map[model.ThreadID]bool{},
 		retryNow:  map[string]bool{},
+		watching:  map[model.ThreadID]map[string]*model.Watch{},
+		restored:  map[string]bool{},
+		restarted: map[string]bool{},
 		wake:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
@@ -108,11 +147,19 @@ func Open(opts Options) (*Engine, error) {
 		switch w.State {
 		case model.WatchWatching, model.WatchPending:
 			e.active[w.ID] = &w
+			e.restored[w.ID] = true
 			e.dirty[w.Thread] = true
+			if w.State == model.WatchWatching {
+				e.indexWatching(&w)
+				if w.RunningTurn != "" {
+					e.restarted[w.ID] = true
+				}
+			}
 		case model.WatchDelivering:
 			w.State = model.WatchPending
 			w.NextAttempt = time.Time{}
 			e.active[w.ID] = &w
+			e.restored[w.ID] = true
 		case model.WatchUndeliverable:
 			e.undeliverable = append(e.undeliverable, w)
 		case model.WatchDelivered:
@@ -204,8 +251,8 @@ func (e *Engine) Register(ctx context.Context, thread model.ThreadID, notify str
 	}
 	now := e.opts.Now()
 	e.mu.Lock()
-	for _, w := range e.active {
-		if w.Thread == thread && w.Notify == notify && w.State == model.WatchWatching {
+	for _, w := range e.watching[thread] {
+		if w.Notify == notify {
 			dup := *w
 			e.mu.Unlock()
 			return api.WatchResult{State: model.WatchWatching, Watch: &dup, Existing: true}, nil
@@ -225,6 +272,7 @@ func (e *Engine) Register(ctx context.Context, thread model.ThreadID, notify str
 	}
 	e.mu.Lock()
 	e.active[w.ID] = &w
+	e.indexWatching(&w)
 	e.dirty[thread] = true // the thread may have stopped between the read and now
 	e.mu.Unlock()
 	e.Kick()
@@ -283,22 +331,33 @@ func (e *Engine) Step(ctx context.Context) time.Time {
 func (e *Engine) threadsToRead(now time.Time) []model.ThreadID {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	seen := map[model.ThreadID]bool{}
 	var ids []model.ThreadID
-	for _, w := range e.active {
-		if w.State != model.WatchWatching || seen[w.Thread] {
-			continue
+	graceEnd := e.startedAt.Add(model.RestartGrace)
+	for id, ws := range e.watching {
+		deadline := false
+		for _, w := range ws {
+			deadline = deadline || !now.Before(w.Deadline)
 		}
-		obs := e.obs(w.Thread)
-		if e.dirty[w.Thread] || !now.Before(w.Deadline) || !now.Before(obs.lastRead.Add(ReconcileEvery)) || (!obs.failingSince.IsZero() && !now.Before(e.unreadableAt(obs))) {
-			seen[w.Thread] = true
-			ids = append(ids, w.Thread)
+		obs := e.obs(id)
+		// After the restart grace, a thread last read within it is evaluated at once.
+		graceOver := !obs.readOK && obs.lastRead.Before(graceEnd) && !now.Before(graceEnd)
+		if e.dirty[id] || graceOver || deadline || !now.Before(obs.lastRead.Add(ReconcileEvery-reconcileSlack)) || (!obs.failingSince.IsZero() && !now.Before(e.unreadableAt(obs))) {
+			ids = append(ids, id)
 		}
 	}
 	for id := range e.dirty {
 		delete(e.dirty, id)
 	}
 	return ids
+}
+
+func (e *Engine) indexWatching(w *model.Watch) {
+	ws := e.watching[w.Thread]
+	if ws == nil {
+		ws = map[string]*model.Watch{}
+		e.watching[w.Thread] = ws
+	}
+	ws[w.ID] = w
 }
 
 func (e *Engine) obs(id model.ThreadID) *threadObs {
@@ -343,6 +402,18 @@ func (e *Engine) observe(ctx context.Context, id model.ThreadID) {
 	case err == nil:
 		o.readOK, o.failingSince = true, time.Time{}
 		settle = func(w *model.Watch) (string, string, string) {
+			if e.restarted[w.ID] {
+				delete(e.restarted, w.ID)
+				if !st.Running && st.TurnID != "" && terminal(st.TurnStatus) {
+					// The restart cut the turn short, whatever it reads as now (even completed,
+					// under a new id once recovered).
+					reason := "the thread was running when the runtime restarted; read afterwards as " + st.TurnStatus
+					if st.TurnID != w.RunningTurn {
+						reason += " (turn " + st.TurnID + ")"
+					}
+					return model.ResultInterrupted, w.RunningTurn, reason
+				}
+			}
 			if st.Running {
 				if w.RunningTurn != st.TurnID {
 					w.RunningTurn = st.TurnID
@@ -359,17 +430,20 @@ func (e *Engine) observe(ctx context.Context, id model.ThreadID) {
 				}
 				return "", "", ""
 			}
-			reason := ""
-			if st.TurnStatus == model.TurnInterrupted && w.RunningTurn == st.TurnID && w.RegisteredAt.Before(e.startedAt) {
-				reason = "the turn was running when the runtime stopped"
-			}
-			return st.TurnStatus, st.TurnID, reason
+			return st.TurnStatus, st.TurnID, ""
 		}
 	case e.inGrace(o, now):
-		// Neither unreadable, notFound nor timedOut while the owning session may be returning.
+		// Neither unreadable, notFound nor timedOut while the owning session may be returning;
+		// the run of failures is noted so that `unreadable` counts from the end of the grace.
+		if o.failingSince.IsZero() {
+			o.failingSince = now
+		}
 		return
 	case model.IsCode(err, model.CodeThreadNotFound):
-		settle = func(*model.Watch) (string, string, string) {
+		settle = func(w *model.Watch) (string, string, string) {
+			if e.restarted[w.ID] {
+				return model.ResultInterrupted, w.RunningTurn, "the thread was running when the runtime restarted and could not be reopened: " + shortErr(err)
+			}
 			return model.ResultNotFound, "", "the thread no longer exists"
 		}
 	default:
@@ -378,6 +452,9 @@ func (e *Engine) observe(ctx context.Context, id model.ThreadID) {
 		}
 		unreadable := !now.Before(e.unreadableAt(o))
 		settle = func(w *model.Watch) (string, string, string) {
+			if e.restarted[w.ID] {
+				return model.ResultInterrupted, w.RunningTurn, "the thread was running when the runtime restarted and could not be reopened: " + shortErr(err)
+			}
 			if unreadable {
 				return model.ResultUnreadable, "", "reads failed for 60 s: " + shortErr(err)
 			}
@@ -387,14 +464,16 @@ func (e *Engine) observe(ctx context.Context, id model.ThreadID) {
 			return "", "", ""
 		}
 	}
-	for _, w := range e.active {
-		if w.Thread != id || w.State != model.WatchWatching {
-			continue
-		}
+	for _, w := range e.watching[id] {
 		result, turn, reason := settle(w)
 		if result == "" {
 			continue
 		}
+		delete(e.watching[id], w.ID)
+		if len(e.watching[id]) == 0 {
+			delete(e.watching, id)
+		}
+		delete(e.restarted, w.ID)
 		e.fault("before-record")
 		w.State, w.Result, w.SourceTurn, w.Reason = model.WatchPending, result, turn, reason
 		w.DueAt, w.NextAttempt = now, now
@@ -451,6 +530,7 @@ func (e *Engine) dueRecipients(now time.Time) []string {
 func (e *Engine) nextDue() time.Time {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	graceEnd := e.startedAt.Add(model.RestartGrace)
 	var next time.Time
 	consider := func(t time.Time) {
 		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
@@ -460,8 +540,17 @@ func (e *Engine) nextDue() time.Time {
 	for _, w := range e.active {
 		switch w.State {
 		case model.WatchWatching:
-			consider(w.Deadline)
 			o := e.obs(w.Thread)
+			if !o.readOK && o.lastRead.Before(graceEnd) {
+				// Within the restart grace a passed deadline settles nothing: wake when the
+				// grace ends rather than at once, over and over.
+				consider(graceEnd)
+				if w.Deadline.After(o.lastRead) {
+					consider(w.Deadline)
+				}
+			} else {
+				consider(w.Deadline)
+			}
 			consider(o.lastRead.Add(ReconcileEvery))
 			if !o.failingSince.IsZero() {
 				consider(e.unreadableAt(o))
@@ -518,6 +607,8 @@ func (e *Engine) deliver(ctx context.Context, recipient string) {
 	defer e.mu.Unlock()
 	o := e.obs(model.ThreadID(recipient))
 	for _, w := range batch {
+		// Only a notification restored from the last runtime waits for its recipient's session.
+		grace := e.restored[w.ID] && e.inGrace(o, now)
 		switch {
 		case err == nil:
 			e.fault("after-delivery-sent")
@@ -525,17 +616,18 @@ func (e *Engine) deliver(ctx context.Context, recipient string) {
 			e.save(w, now)
 			e.fault("after-delivery-recorded")
 			delete(e.active, w.ID)
+			delete(e.restored, w.ID)
 			if derr := e.opts.Store.DeleteWatch(w.ID); derr != nil {
 				fmt.Fprintf(e.opts.Log, "watch %s: delete: %v\n", w.ID, derr)
 			}
 		case model.IsCode(err, model.CodeThreadBusy):
 			w.State, w.NextAttempt = model.WatchPending, now.Add(BusyRetry)
 			e.save(w, now)
-		case model.IsCode(err, model.CodeThreadNotFound) && !e.inGrace(o, now):
+		case model.IsCode(err, model.CodeThreadNotFound) && !grace:
 			e.giveUpLocked(w, now, "the recipient thread no longer exists")
-		case model.IsCode(err, model.CodeFailedPrecondition) && harness.IsNotStarted(err) && !e.inGrace(o, now):
+		case isReadOnly(err) && !grace:
 			e.giveUpLocked(w, now, "the recipient thread is read-only: "+shortErr(err))
-		case harness.IsNotStarted(err) || errors.Is(err, context.Canceled) && ctx.Err() != nil || e.inGrace(o, now):
+		case harness.IsNotStarted(err) || errors.Is(err, context.Canceled) && ctx.Err() != nil || grace:
 			w.State, w.NextAttempt = model.WatchPending, now.Add(backoff(w.Attempts))
 			e.save(w, now)
 		default:
@@ -559,6 +651,7 @@ func (e *Engine) deliverToClient(client string, batch []*model.Watch, snapshot [
 		}
 		e.fault("after-delivery-recorded")
 		delete(e.active, w.ID)
+		delete(e.restored, w.ID)
 		if err := e.opts.Store.DeleteWatch(w.ID); err != nil {
 			fmt.Fprintf(e.opts.Log, "watch %s: delete: %v\n", w.ID, err)
 		}
@@ -573,6 +666,7 @@ func (e *Engine) giveUpLocked(w *model.Watch, now time.Time, reason string) {
 	w.State, w.Reason = model.WatchUndeliverable, reason
 	e.save(w, now)
 	delete(e.active, w.ID)
+	delete(e.restored, w.ID)
 	e.undeliverable = append(e.undeliverable, *w)
 	for len(e.undeliverable) > model.UndeliverableKept {
 		old := e.undeliverable[0]
