@@ -31,7 +31,8 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd())
+	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd(),
+		newSessionsCmd(), newTranscriptCmd(), newArchiveCmd(), newHostsCmd())
 	return root
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
 	"github.com/codexhost/codexhost/runtime/watch"
@@ -62,6 +63,8 @@ type Host struct {
 
 	watch     *watch.Engine
 	stopWatch context.CancelFunc
+
+	catalog *catalog.Catalog // fleet catalog (runtime/catalog.go)
 }
 
 // Open starts a runtime on opts.Home: store, config, harnesses and listeners. Serve must be
@@ -142,6 +145,9 @@ func (h *Host) startHarnesses(endpoint string) error {
 		Now:     h.opts.Now,
 	})
 	h.harnesses[model.NativeHarness] = h.native
+	if err := h.startCatalog(cfg, appEnv, logDir); err != nil {
+		return err
+	}
 
 	base := harness.BaseEnv(h.opts.Environ, nil)
 	for _, name := range cfg.HarnessNames() {
@@ -193,6 +199,9 @@ func (h *Host) Close() error {
 	if h.stopWatch != nil {
 		h.stopWatch()
 		h.watch.Wait()
+	}
+	if h.catalog != nil {
+		errs = append(errs, h.catalog.Close())
 	}
 	for _, hs := range h.harnesses {
 		errs = append(errs, hs.Close())
@@ -296,6 +305,7 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 	if h.watch != nil {
 		h.watch.OnEvent(ev.Thread, ev.Status, ev.TurnStatus)
 	}
+	h.catalogObserve(ev.Thread, ev.Status)
 	h.publish(api.Event{Type: api.EventThreadStatus, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID, TurnStatus: ev.TurnStatus})
 }
 
@@ -340,6 +350,8 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 		return decodeCall(ctx, params, func(ctx context.Context, p api.ClientEventsParams) (any, error) { return h.ClientEvents(caller, p) })
 	case api.MethodThreadCancel:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadCancelParams) (any, error) { return h.ThreadCancel(ctx, p) })
+	case api.MethodCatalogHosts, api.MethodCatalogSessions, api.MethodCatalogTranscript, api.MethodCatalogArchive:
+		return h.handleCatalog(ctx, caller, method, params)
 	}
 	return nil, fmt.Errorf("%w: %s", api.ErrUnknownMethod, method)
 }

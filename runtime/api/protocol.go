@@ -6,6 +6,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/codexhost/codexhost/model"
 )
@@ -230,4 +231,125 @@ type Handler interface {
 	// subscribed connection and waits for it, so it must register and return. fn never blocks
 	// and is safe to call from any goroutine, also after ctx ended (it then does nothing).
 	Subscribe(ctx context.Context, fn func(Event))
+}
+
+// Fleet catalog: native Codex sessions per host. Operator methods; rows carry metadata only.
+const (
+	MethodCatalogHosts      = "catalog.hosts"
+	MethodCatalogSessions   = "catalog.sessions"
+	MethodCatalogTranscript = "catalog.transcript"
+	MethodCatalogArchive    = "catalog.archive"
+)
+
+// Catalog host capabilities.
+const (
+	CatalogCapList       = "list"
+	CatalogCapTranscript = "transcript"
+	CatalogCapArchive    = "archive"
+)
+
+// Catalog host health states.
+const (
+	CatalogHealthOK      = "ok"
+	CatalogHealthError   = "error"
+	CatalogHealthUnknown = "unknown" // nothing tried yet
+)
+
+// CatalogHost is one source of sessions: a Codex home reached through its App Server.
+type CatalogHost struct {
+	ID           string        `json:"id"`
+	Kind         string        `json:"kind"` // "local"
+	Default      bool          `json:"default,omitempty"`
+	Capabilities []string      `json:"capabilities"`
+	Health       CatalogHealth `json:"health"`
+}
+
+// CatalogHealth is the outcome of the host's last attempt.
+type CatalogHealth struct {
+	State     string     `json:"state"`
+	Code      string     `json:"code,omitempty"`
+	Message   string     `json:"message,omitempty"`
+	CheckedAt *time.Time `json:"checkedAt,omitempty"`
+	RetryAt   *time.Time `json:"retryAt,omitempty"` // while backing off after a failure
+}
+
+// CatalogHostsResult lists the hosts, the default local one first.
+type CatalogHostsResult struct {
+	Hosts []CatalogHost `json:"hosts"`
+}
+
+// CatalogSessionsParams selects one page per host. Cursor needs Host.
+type CatalogSessionsParams struct {
+	Search string `json:"search,omitempty"`
+	Host   string `json:"host,omitempty"`
+	Limit  int    `json:"limit,omitempty"` // per host; 0 = default
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// CatalogSession is the projection of one unarchived native thread.
+type CatalogSession struct {
+	ID                string    `json:"id"`
+	Title             string    `json:"title,omitempty"`
+	Cwd               string    `json:"cwd,omitempty"`
+	Status            string    `json:"status"`
+	WaitingOnApproval bool      `json:"waitingOnApproval"`
+	CreatedAt         time.Time `json:"createdAt"`
+	UpdatedAt         time.Time `json:"updatedAt"`
+	Source            string    `json:"source"`
+	ModelProvider     string    `json:"modelProvider,omitempty"`
+	CodexVersion      string    `json:"codexVersion,omitempty"`
+	GitBranch         string    `json:"gitBranch,omitempty"`
+}
+
+// CatalogHostSessions is one host's page. A failed host has Error and no sessions.
+type CatalogHostSessions struct {
+	Host       string           `json:"host"`
+	Sessions   []CatalogSession `json:"sessions"`
+	NextCursor string           `json:"nextCursor,omitempty"`
+	Error      *model.Error     `json:"error,omitempty"`
+}
+
+// CatalogSessionsResult groups the pages by host, the default local host first.
+type CatalogSessionsResult struct {
+	Hosts []CatalogHostSessions `json:"hosts"`
+}
+
+// CatalogTranscriptParams reads one page of a thread's turns; no cursor is the newest page.
+type CatalogTranscriptParams struct {
+	Thread string `json:"thread"`
+	Host   string `json:"host,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// CatalogTurn is one turn with its user and assistant messages, oldest first.
+type CatalogTurn struct {
+	ID          string          `json:"id"`
+	Status      string          `json:"status"`
+	StartedAt   *time.Time      `json:"startedAt,omitempty"`
+	CompletedAt *time.Time      `json:"completedAt,omitempty"`
+	Messages    []model.Message `json:"messages"`
+}
+
+// CatalogTranscriptResult is a page of turns, oldest first; the cursors lead to the older and
+// the newer neighbouring pages.
+type CatalogTranscriptResult struct {
+	Host        string        `json:"host"`
+	Thread      string        `json:"thread"`
+	Turns       []CatalogTurn `json:"turns"`
+	OlderCursor string        `json:"olderCursor,omitempty"`
+	NewerCursor string        `json:"newerCursor,omitempty"`
+}
+
+// CatalogArchiveParams archives a thread of a local host.
+type CatalogArchiveParams struct {
+	Thread               string `json:"thread"`
+	Host                 string `json:"host,omitempty"`
+	ConfirmNoOtherRunner bool   `json:"confirmNoOtherRunner"`
+}
+
+// CatalogArchiveResult reports an archive Codex accepted.
+type CatalogArchiveResult struct {
+	Host     string `json:"host"`
+	Thread   string `json:"thread"`
+	Archived bool   `json:"archived"`
 }

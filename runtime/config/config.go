@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -67,11 +68,22 @@ type AppServer struct {
 	Passthrough []string `toml:"env_passthrough,omitempty"`
 }
 
+// Catalog lists the Codex homes the fleet catalog shows besides the default one.
+type Catalog struct {
+	// CodexHomes are absolute paths of extra Codex homes; each becomes a host of its own
+	// whose id is derived from the path, so the path itself is never shown.
+	CodexHomes []string `toml:"codex_homes,omitempty"`
+}
+
+// MaxCatalogHomes bounds the extra Codex homes: each may run an App Server of its own.
+const MaxCatalogHomes = 32
+
 // Config is config.toml.
 type Config struct {
 	CodexBin  string             `toml:"codex_bin,omitempty"`
 	Delegate  Delegate           `toml:"delegate,omitempty"`
 	AppServer AppServer          `toml:"appserver,omitempty"`
+	Catalog   Catalog            `toml:"catalog,omitempty"`
 	Harnesses map[string]Harness `toml:"harnesses,omitempty"`
 	Clients   map[string]Client  `toml:"clients,omitempty"`
 	Keys      map[string]any     `toml:"keys,omitempty"`
@@ -133,6 +145,27 @@ func (c *Config) Validate() error {
 	}
 	if c.Delegate.DedupeWindow.Duration < 0 {
 		return model.Errorf(model.CodeInvalidArgument, "use a duration such as 30s", "config: delegate.dedupe_window is negative")
+	}
+	return c.validateCatalog()
+}
+
+// validateCatalog checks catalog.codex_homes. Entries are named by position, never by value:
+// the paths of Codex homes stay out of every message.
+func (c *Config) validateCatalog() error {
+	homes := c.Catalog.CodexHomes
+	if len(homes) > MaxCatalogHomes {
+		return model.Errorf(model.CodeInvalidArgument, fmt.Sprintf("list at most %d extra Codex homes", MaxCatalogHomes), "config: catalog.codex_homes has %d entries", len(homes))
+	}
+	seen := make(map[string]int, len(homes))
+	for i, h := range homes {
+		if h == "" || !filepath.IsAbs(h) || strings.ContainsRune(h, 0) {
+			return model.Errorf(model.CodeInvalidArgument, "give each Codex home as an absolute path", "config: catalog.codex_homes[%d] is not an absolute path", i)
+		}
+		clean := filepath.Clean(h)
+		if j, dup := seen[clean]; dup {
+			return model.Errorf(model.CodeInvalidArgument, "list each Codex home once", "config: catalog.codex_homes[%d] repeats catalog.codex_homes[%d]", i, j)
+		}
+		seen[clean] = i
 	}
 	return nil
 }

@@ -101,3 +101,46 @@ func write(t *testing.T, home, body string) {
 		t.Fatal(err)
 	}
 }
+
+func TestLoadCatalogCodexHomes(t *testing.T) {
+	home := t.TempDir()
+	write(t, home, "[catalog]\ncodex_homes = [\"/srv/codex-a\", \"/srv/codex-b/\"]\n")
+	c, err := Load(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.Catalog.CodexHomes, ",") != "/srv/codex-a,/srv/codex-b/" {
+		t.Fatalf("codex_homes %q", c.Catalog.CodexHomes)
+	}
+}
+
+// A bad entry is named by its position: the path of a Codex home never appears in an error.
+func TestLoadRejectsBadCatalogHomesWithoutEchoingPaths(t *testing.T) {
+	cases := map[string]string{
+		"relative":   `codex_homes = ["secret-rel/codex"]`,
+		"empty":      `codex_homes = [""]`,
+		"duplicate":  `codex_homes = ["/secret/codex", "/secret/codex/"]`,
+		"not a list": `codex_homes = "/secret/codex"`,
+	}
+	for name, body := range cases {
+		t.Run(name, func(t *testing.T) {
+			home := t.TempDir()
+			write(t, home, "[catalog]\n"+body+"\n")
+			_, err := Load(home)
+			if !model.IsCode(err, model.CodeInvalidArgument) || model.AsError(err).Hint == "" {
+				t.Fatalf("want INVALID_ARGUMENT with a hint, got %v", err)
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Fatalf("the error echoes the path: %v", err)
+			}
+		})
+	}
+	many := make([]string, MaxCatalogHomes+1)
+	for i := range many {
+		many[i] = "/c/" + strings.Repeat("x", i+1)
+	}
+	c := &Config{Catalog: Catalog{CodexHomes: many}}
+	if err := c.Validate(); !model.IsCode(err, model.CodeInvalidArgument) {
+		t.Fatalf("too many homes: %v", err)
+	}
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Fleet catalog on a large Codex home: builds (once, cached) a Codex home with N stored
+# threads made by the App Server itself, then measures in one run
+#   - a raw App Server thread/list of 50 (with and without useStateDbOnly),
+#   - the catalog's list of 50 cold (empty index) and warm (resident index),
+#   - a title search over every thread, cold and warm,
+# first in process (go test -bench), then end to end through `codexhost sessions` against a
+# running `codexhost serve`.
+#
+#   bench/catalog-10k.sh            # N=10000, home in .cache/bench/codex-10000
+#   N=2000 bench/catalog-10k.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+n="${N:-10000}"
+codex_bin="$(./scripts/install-codex.sh)"
+export CODEXHOST_CODEX_BIN="$codex_bin"
+bench_home="${CODEXHOST_BENCH_HOME:-$root/.cache/bench/codex-$n}"
+
+if [ ! -f "$bench_home/.built" ]; then
+  echo "== building a Codex home with $n threads in $bench_home (once)"
+  rm -rf "$bench_home"
+  start=$(date +%s)
+  CODEXHOST_BENCH_BUILD="$bench_home" CODEXHOST_BENCH_THREADS="$n" \
+    go test -count=1 -timeout 60m -run '^TestBuildBenchHome$' -v ./runtime/catalog/ | grep -E 'built|threads in|FAIL|ok' || true
+  [ -f "$bench_home/config.toml" ] || { echo "build failed" >&2; exit 1; }
+  echo "built in $(( $(date +%s) - start )) s"
+  touch "$bench_home/.built"
+fi
+
+echo "== in process (go test -bench; ns/op)"
+CODEXHOST_BENCH_HOME="$bench_home" go test -count=1 -run '^$' -bench '^BenchmarkCatalog10k$' -benchtime "${BENCHTIME:-10x}" ./runtime/catalog/ |
+  grep -E '^Benchmark|^ok|FAIL'
+
+echo "== end to end (codexhost serve + codexhost sessions; wall ms per command)"
+tmp="$(mktemp -d /tmp/chb.XXXX)"
+bin="$tmp/codexhost"
+go build -o "$bin" .
+export CODEXHOST_HOME="$tmp/home" CODEX_HOME="$bench_home" CODEXHOST_CLIENT_TOKEN=
+mkdir -m 700 "$CODEXHOST_HOME"
+serve_pid=
+stop_serve() { [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null; serve_pid=; }
+trap 'stop_serve; rm -rf "$tmp"' EXIT
+start_serve() { # a fresh runtime whose App Server runs but whose catalog index is empty
+  stop_serve
+  "$bin" serve >>"$tmp/serve.log" 2>&1 &
+  serve_pid=$!
+  for _ in $(seq 100); do "$bin" hosts >/dev/null 2>&1 && break; sleep 0.1; done
+  # Start the App Server through another path, so the catalog's first list pays no process start.
+  "$bin" thread list --all-cwd --limit 1 --client-token "$(cat "$CODEXHOST_HOME/operator.token")" >/dev/null
+}
+ms() { # run a command, print its wall time in ms
+  local s e
+  s=$(date +%s%N); "$@" >/dev/null; e=$(date +%s%N)
+  echo $(( (e - s) / 1000000 ))
+}
+search_all() { # pages a title search over the whole host; prints "ms (calls, matches)"
+  local cursor="" calls=0 matches=0 out s e
+  s=$(date +%s%N)
+  while :; do
+    out="$("$bin" sessions --host gateway:local --search needle --limit 50 --json ${cursor:+--cursor "$cursor"})"
+    calls=$((calls + 1))
+    matches=$((matches + $(printf '%s' "$out" | grep -o '"id":' | wc -l)))
+    cursor="$(printf '%s' "$out" | sed -n 's/.*"nextCursor":"\([^"]*\)".*/\1/p')"
+    [ -z "$cursor" ] && break
+  done
+  e=$(date +%s%N)
+  echo "$(( (e - s) / 1000000 )) ($calls calls, $matches matches)"
+}
+echo "codexhost version (process start only): $(ms "$bin" version)"
+start_serve
+echo "sessions --limit 50, cold: $(ms "$bin" sessions --host gateway:local --limit 50 --json)"
+echo "sessions --limit 50, warm: $(ms "$bin" sessions --host gateway:local --limit 50 --json)"
+echo "search over all, right after the list: $(search_all)"
+echo "search over all, again: $(search_all)"
+start_serve
+"$bin" sessions --host gateway:local --limit 50 --json >/dev/null
+sleep "${READ_SECONDS:-3}" # the operator reads the list; its read-ahead settles
+echo "search over all, ${READ_SECONDS:-3} s after a list (fresh runtime): $(search_all)"

@@ -1,0 +1,274 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/harness"
+)
+
+func newHostsCmd() *cobra.Command {
+	var o operatorCommand
+	cmd := &cobra.Command{
+		Use:   "hosts [--json]",
+		Short: "List the catalog's hosts, their capabilities and health",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var res api.CatalogHostsResult
+			if err := o.call(cmd, api.MethodCatalogHosts, struct{}{}, &res); err != nil {
+				return err
+			}
+			return o.print(cmd, res, func(w io.Writer) { printHosts(w, res) })
+		},
+	}
+	o.register(cmd)
+	return cmd
+}
+
+func printHosts(w io.Writer, res api.CatalogHostsResult) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tKIND\tCAPABILITIES\tHEALTH")
+	for _, h := range res.Hosts {
+		id := h.ID
+		if h.Default {
+			id += " (default)"
+		}
+		health := h.Health.State
+		if h.Health.State == api.CatalogHealthError {
+			health = h.Health.Code + ": " + h.Health.Message
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", id, h.Kind, strings.Join(h.Capabilities, ","), health)
+	}
+	_ = tw.Flush()
+}
+
+// Operator connection, shared by the operator commands (sessions, transcript, archive,
+// hosts). These are for the person at the keyboard: without a client token they use the
+// home's own `local` client, and when no runtime holds the home they start one for the
+// command. Agent-facing commands never do either, and neither do these inside a harness
+// process, where the host's connection parameters decide who is calling.
+
+// localClient is the name of the home's own operator client.
+const localClient = "local"
+
+// operatorTokenFile holds the local client's token inside the home (0600).
+const operatorTokenFile = "operator.token"
+
+type operatorCommand struct {
+	clientToken string
+	endpoint    string
+	asJSON      bool
+}
+
+func (o *operatorCommand) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
+	f.StringVar(&o.clientToken, "client-token", "", "client token of a runtime's external listener (or "+envClientToken+"; default: the home's local operator client)")
+	f.StringVar(&o.endpoint, "endpoint", "", "runtime endpoint for --client-token (or "+envEndpoint+"; default: the home's socket)")
+}
+
+// print writes res as JSON with --json, else in the human form.
+func (o *operatorCommand) print(cmd *cobra.Command, res any, human func(io.Writer)) error {
+	w := cmd.OutOrStdout()
+	if o.asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(res)
+	}
+	human(w)
+	return nil
+}
+
+// call runs one runtime method for an operator command.
+func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result any) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// Inside a harness process the host's own parameters are the only connection: an agent
+	// is never taken for the operator.
+	if endpoint, token := os.Getenv(harness.EnvEndpoint), os.Getenv(harness.EnvToken); endpoint != "" || token != "" {
+		if endpoint == "" || token == "" {
+			return model.Errorf(model.CodeRuntimeUnreachable, "run the command inside a codexhost harness, which sets both "+harness.EnvEndpoint+" and "+harness.EnvToken, "incomplete host connection parameters")
+		}
+		c, err := dial(ctx, endpoint, token)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		return c.Call(ctx, method, params, result)
+	}
+	home, err := homeDir()
+	if err != nil {
+		return err
+	}
+	token := o.clientToken
+	if token == "" {
+		token = os.Getenv(envClientToken)
+	}
+	if token != "" {
+		ep := o.endpoint
+		if ep == "" {
+			ep = os.Getenv(envEndpoint)
+		}
+		if ep == "" {
+			ep = "unix://" + filepath.Join(home, runtime.SocketName)
+		}
+		c, err := dial(ctx, ep, token)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		return c.Call(ctx, method, params, result)
+	}
+
+	token, err = localOperatorToken(home)
+	if err != nil {
+		return err
+	}
+	socket := "unix://" + filepath.Join(home, runtime.SocketName)
+	c, err := dial(ctx, socket, token)
+	if err == nil {
+		defer c.Close()
+		return c.Call(ctx, method, params, result)
+	}
+	if !model.IsCode(err, model.CodeRuntimeUnreachable) {
+		return err
+	}
+	return embeddedCall(ctx, home, token, method, params, result)
+}
+
+// embeddedCall starts a runtime on the home for this one call and stops it afterwards.
+func embeddedCall(ctx context.Context, home, token, method string, params, result any) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logDir := filepath.Join(home, "logs")
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
+		return err
+	}
+	logFile, err := os.OpenFile(filepath.Join(logDir, "runtime-embedded.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	host, err := runtime.Open(ctx, runtime.Options{Home: home, CLIPath: self, Environ: os.Environ(), Version: Version, Log: logFile})
+	if err != nil {
+		if !model.IsCode(err, model.CodeFailedPrecondition) {
+			return err
+		}
+		// Another runtime took the home meanwhile: use it.
+		c, derr := dial(ctx, "unix://"+filepath.Join(home, runtime.SocketName), token)
+		if derr != nil {
+			return err
+		}
+		defer c.Close()
+		return c.Call(ctx, method, params, result)
+	}
+	serveCtx, stop := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = host.Serve(serveCtx)
+	}()
+	defer func() {
+		stop()
+		_ = host.Close()
+		<-served
+	}()
+	c, err := dial(ctx, host.Endpoints()[0], token)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Call(ctx, method, params, result)
+}
+
+// localOperatorToken returns the home's operator token, creating it (and registering its
+// hash as client `local` in config.toml) on first use.
+func localOperatorToken(home string) (string, error) {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return "", model.Errorf(model.CodeFailedPrecondition, "check CODEXHOST_HOME", "create the home: %v", err)
+	}
+	path := filepath.Join(home, operatorTokenFile)
+	token, err := readOperatorToken(path)
+	if errors.Is(err, os.ErrNotExist) {
+		token = config.NewToken()
+		f, cerr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		switch {
+		case errors.Is(cerr, os.ErrExist):
+			token, err = readOperatorToken(path) // another command made it first
+		case cerr != nil:
+			return "", model.Errorf(model.CodeFailedPrecondition, "check the permissions of the home directory", "create the operator token: %v", cerr)
+		default:
+			_, werr := f.WriteString(token + "\n")
+			serr := f.Sync()
+			if cerr := f.Close(); werr != nil || serr != nil || cerr != nil {
+				_ = os.Remove(path)
+				return "", model.Errorf(model.CodeFailedPrecondition, "check the free space of the home directory", "write the operator token failed")
+			}
+			err = nil
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	cfg, err := config.Load(home)
+	if err != nil {
+		return "", err
+	}
+	want := config.HashToken(token)
+	if cl, ok := cfg.Clients[localClient]; !ok || cl.TokenSHA256 != want {
+		// The token file is the operator's credential; config.toml follows it.
+		if cfg.Clients == nil {
+			cfg.Clients = map[string]config.Client{}
+		}
+		cfg.Clients[localClient] = config.Client{TokenSHA256: want}
+		if err := config.Save(home, cfg); err != nil {
+			return "", model.Errorf(model.CodeFailedPrecondition, "check the permissions of config.toml", "register the local operator client: %v", err)
+		}
+	}
+	return token, nil
+}
+
+func readOperatorToken(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return "", model.Errorf(model.CodeFailedPrecondition, "run `chmod 600 "+path+"`", "the operator token file is readable by others")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	token := strings.TrimSpace(string(b))
+	if len(token) < 32 {
+		return "", model.Errorf(model.CodeFailedPrecondition, "delete "+path+"; a new one is made on the next operator command", "the operator token file is damaged")
+	}
+	return token, nil
+}
+
+// shortTime renders a time for the human tables.
+func shortTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}

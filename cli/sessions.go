@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+func newSessionsCmd() *cobra.Command {
+	var o operatorCommand
+	var p api.CatalogSessionsParams
+	cmd := &cobra.Command{
+		Use:   "sessions [--search TEXT] [--host ID] [--limit N] [--cursor C] [--json]",
+		Short: "List the unarchived native Codex sessions of every host (metadata only)",
+		Long: "List the unarchived, interactive native Codex sessions of every catalog host, grouped by host (the default " +
+			"local host first). Rows carry metadata only: never previews, turns or paths. --search matches titles, " +
+			"case-insensitively, scanning a bounded number of pages per call; a host's nextCursor continues the list " +
+			"or the scan and needs --host. A failing host reports its error and no rows.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("limit") && (p.Limit < 1 || p.Limit > 100) {
+				return model.Errorf(model.CodeInvalidArgument, "give a limit from 1 to 100 (sessions per host)", "invalid limit %d", p.Limit)
+			}
+			var res api.CatalogSessionsResult
+			if err := o.call(cmd, api.MethodCatalogSessions, p, &res); err != nil {
+				return err
+			}
+			return o.print(cmd, res, func(w io.Writer) { printSessions(w, res, p.Search) })
+		},
+	}
+	o.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&p.Search, "search", "", "only sessions whose title contains TEXT (case-insensitive)")
+	f.StringVar(&p.Host, "host", "", "only this host (codexhost hosts lists them)")
+	f.IntVar(&p.Limit, "limit", 50, "sessions per host, 1 to 100")
+	f.StringVar(&p.Cursor, "cursor", "", "a host's nextCursor from an earlier call (needs --host)")
+	return cmd
+}
+
+func printSessions(w io.Writer, res api.CatalogSessionsResult, search string) {
+	for i, h := range res.Hosts {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if h.Error != nil {
+			fmt.Fprintf(w, "%s  error %s: %s\n", h.Host, h.Error.Code, h.Error.Message)
+			if h.Error.Hint != "" {
+				fmt.Fprintf(w, "  hint: %s\n", h.Error.Hint)
+			}
+			continue
+		}
+		fmt.Fprintf(w, "%s  %d session(s)\n", h.Host, len(h.Sessions))
+		if len(h.Sessions) > 0 {
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "  ID\tSTATUS\tUPDATED\tSOURCE\tCWD\tTITLE")
+			for _, s := range h.Sessions {
+				status := s.Status
+				if s.WaitingOnApproval {
+					status += " (waiting on approval)"
+				}
+				title := s.Title
+				if title == "" {
+					title = "(untitled)"
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", s.ID, status, shortTime(s.UpdatedAt), s.Source, dash(s.Cwd), title)
+			}
+			_ = tw.Flush()
+		}
+		if h.NextCursor != "" {
+			more := "more"
+			if search != "" {
+				more = "continue the search"
+			}
+			fmt.Fprintf(w, "  %s: codexhost sessions --host %s --cursor %s", more, h.Host, h.NextCursor)
+			if search != "" {
+				fmt.Fprintf(w, " --search %q", search)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/config"
+)
+
+// operatorHome points the CLI at a fresh codexhost home (short: it holds a Unix socket) and
+// the runtime at codexBin and codexHome.
+func operatorHome(t *testing.T, codexBin, codexHome string) string {
+	t.Helper()
+	home, err := os.MkdirTemp("", "chc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(home) })
+	t.Setenv(envHome, home)
+	t.Setenv(envClientToken, "")
+	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", "") // as if run at the keyboard, not in a harness
+	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "")
+	t.Setenv("CODEXHOST_CODEX_BIN", codexBin)
+	t.Setenv("CODEX_HOME", codexHome)
+	return home
+}
+
+func errorCode(t *testing.T, stderr string) model.Code {
+	t.Helper()
+	var env struct {
+		Error model.Error `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(stderr), &env); err != nil {
+		t.Fatalf("stderr is not an error envelope: %q", stderr)
+	}
+	return env.Error.Code
+}
+
+// Scenario: S003-01 — `sessions` works on a fresh machine: without a token it makes the home's
+// local operator client (token file 0600, its hash in config.toml), starts a runtime for the
+// one command and lists the default Codex home.
+func TestS003_01_SessionsUsesTheLocalOperatorClientAndAnEmbeddedRuntime(t *testing.T) {
+	bin := codextest.CodexBin(t)
+	fake := fakemodel.Start(t)
+	codexHome := codextest.NewHome(t, fake.URL())
+	older := cliStoredThread(t, bin, codexHome, "the older thread")
+	id := cliStoredThread(t, bin, codexHome, "PREVIEW-SECRET hello")
+	home := operatorHome(t, bin, codexHome)
+
+	out, errOut, code := run(t, "sessions", "--json")
+	if code != 0 {
+		t.Fatalf("sessions: %d %s", code, errOut)
+	}
+	var res api.CatalogSessionsResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("sessions JSON: %v\n%s", err, out)
+	}
+	if len(res.Hosts) != 1 || res.Hosts[0].Host != "gateway:local" || len(res.Hosts[0].Sessions) != 2 || res.Hosts[0].Sessions[0].ID != id {
+		t.Fatalf("sessions %s", out)
+	}
+	for _, leak := range []string{"PREVIEW-SECRET", codexHome, "rollout"} {
+		if strings.Contains(out, leak) {
+			t.Fatalf("output holds %q: %s", leak, out)
+		}
+	}
+	tokenPath := filepath.Join(home, operatorTokenFile)
+	st, err := os.Stat(tokenPath)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v", st, err)
+	}
+	token, _ := readOperatorToken(tokenPath)
+	cfg, err := config.Load(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, ok := cfg.MatchClient(token); !ok || name != localClient {
+		t.Fatalf("the token is not the local client's: %q %v", name, ok)
+	}
+	raw, _ := os.ReadFile(filepath.Join(home, config.FileName))
+	if strings.Contains(string(raw), token) {
+		t.Fatal("config.toml holds the token itself")
+	}
+	// The runtime lived for the command only.
+	if _, err := api.Dial(context.Background(), "unix://"+filepath.Join(home, runtime.SocketName), token); !model.IsCode(err, model.CodeRuntimeUnreachable) {
+		t.Fatalf("a runtime still answers: %v", err)
+	}
+
+	human, _, code := run(t, "sessions", "--limit", "1")
+	if code != 0 || !strings.Contains(human, "gateway:local  1 session(s)") || !strings.Contains(human, id) || !strings.Contains(human, "--cursor cc1.") {
+		t.Fatalf("human output (%d):\n%s", code, human)
+	}
+	// A cursor printed by one command works in the next, which runs another runtime.
+	out, _, _ = run(t, "sessions", "--limit", "1", "--json")
+	var first api.CatalogSessionsResult
+	_ = json.Unmarshal([]byte(out), &first)
+	out, errOut, code = run(t, "sessions", "--limit", "1", "--json", "--host", "gateway:local", "--cursor", first.Hosts[0].NextCursor)
+	if code != 0 || !strings.Contains(out, older) || strings.Contains(out, `"nextCursor"`) {
+		t.Fatalf("second page (%d): %s %s", code, out, errOut)
+	}
+	again, _ := readOperatorToken(tokenPath)
+	if again != token {
+		t.Fatal("the operator token changed between commands")
+	}
+
+	tr, errOut, code := run(t, "transcript", id, "--json")
+	var page api.CatalogTranscriptResult
+	if code != 0 || json.Unmarshal([]byte(tr), &page) != nil || len(page.Turns) != 1 || page.Turns[0].Messages[0].Text != "PREVIEW-SECRET hello" {
+		t.Fatalf("transcript (%d): %s %s", code, tr, errOut)
+	}
+	ar, errOut, code := run(t, "archive", id, "--confirm-no-other-runner", "--json")
+	if code != 0 || !strings.Contains(ar, `"archived":true`) {
+		t.Fatalf("archive (%d): %s %s", code, ar, errOut)
+	}
+	out, _, _ = run(t, "sessions", "--json")
+	if strings.Contains(out, id) {
+		t.Fatalf("an archived session is listed: %s", out)
+	}
+}
+
+// Scenario: S003-14 — archive without the confirmation flag is refused with INVALID_ARGUMENT
+// naming the flag, before anything starts or changes.
+func TestS003_14_ArchiveWithoutConfirmationIsRefusedBeforeAnything(t *testing.T) {
+	home := operatorHome(t, "/nonexistent/codex", t.TempDir())
+	_, errOut, code := run(t, "archive", "01a22b08-0000-7000-8000-000000000001")
+	if code != 1 || errorCode(t, errOut) != model.CodeInvalidArgument || !strings.Contains(errOut, "--confirm-no-other-runner") {
+		t.Fatalf("archive without the flag (%d): %s", code, errOut)
+	}
+	if ents, _ := os.ReadDir(home); len(ents) != 0 {
+		t.Fatalf("the refused archive touched the home: %v", ents)
+	}
+}
+
+// Scenario: S003-L — bad limits and a cursor without --host are refused; a host whose App
+// Server cannot start reports its code in the output without a path.
+func TestS003_L_SessionsBadInputAndFailedHost(t *testing.T) {
+	operatorHome(t, "/nonexistent/secret-bin/codex", t.TempDir())
+	for _, args := range [][]string{{"--limit", "0"}, {"--limit", "101"}, {"--cursor", "cc1.x.y"}, {"--host", "gateway:nowhere"}} {
+		_, errOut, code := run(t, append([]string{"sessions"}, args...)...)
+		if code != 1 || errorCode(t, errOut) != model.CodeInvalidArgument {
+			t.Fatalf("sessions %v (%d): %s", args, code, errOut)
+		}
+	}
+	out, errOut, code := run(t, "sessions")
+	if code != 0 || !strings.Contains(out, "gateway:local  error APP_SERVER_UNAVAILABLE") || strings.Contains(out, "secret-bin") {
+		t.Fatalf("failed host (%d):\n%s%s", code, out, errOut)
+	}
+	out, _, code = run(t, "hosts")
+	if code != 0 || !strings.Contains(out, "gateway:local (default)") || !strings.Contains(out, "list,transcript,archive") {
+		t.Fatalf("hosts (%d):\n%s", code, out)
+	}
+}
+
+// Inside a harness process an operator command uses the host's parameters only: it never
+// falls back to the home's operator client.
+func TestOperatorCommandsInsideAHarnessUseOnlyTheHostParameters(t *testing.T) {
+	home := operatorHome(t, "/nonexistent/codex", t.TempDir())
+	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", "unix://"+filepath.Join(home, "nothing.sock"))
+	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "")
+	_, errOut, code := run(t, "sessions")
+	if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable {
+		t.Fatalf("incomplete parameters (%d): %s", code, errOut)
+	}
+	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "x")
+	_, errOut, code = run(t, "hosts")
+	if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable {
+		t.Fatalf("dead endpoint (%d): %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(home, operatorTokenFile)); !os.IsNotExist(err) {
+		t.Fatalf("the operator token was made inside a harness: %v", err)
+	}
+}
+
+func cliStoredThread(t *testing.T, bin, codexHome, text string) string {
+	t.Helper()
+	c, err := appserver.Start(context.Background(), appserver.Config{Bin: bin, Env: codextest.Env(codexHome), Dir: codexHome})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.ThreadStart(context.Background(), appserver.ThreadStartParams{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, stop := c.Subscribe(func(m string) bool { return m == "turn/completed" })
+	defer stop()
+	if _, err := c.TurnStart(context.Background(), appserver.TurnStartParams{ThreadID: res.Thread.ID, Input: appserver.TextInput(text)}); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	return res.Thread.ID
+}

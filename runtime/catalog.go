@@ -1,0 +1,186 @@
+package runtime
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/catalog"
+	"github.com/codexhost/codexhost/runtime/config"
+)
+
+// catalogKeyFile holds the key that signs catalog cursors, so that a cursor printed by one
+// command still works in the next one, which may run in another (embedded) runtime.
+const catalogKeyFile = "catalog.key"
+
+// startCatalog builds the fleet catalog: the default Codex home through the native harness's
+// App Server, and one host per extra Codex home of config.toml, each with an App Server of
+// its own started on first use with the same environment as the native one but its own
+// CODEX_HOME.
+func (h *Host) startCatalog(cfg *config.Config, appEnv []string, logDir string) error {
+	specs := []catalog.HostSpec{{
+		ID:      catalog.LocalHostID,
+		Default: true,
+		// The harness replaces a dead App Server, so the client is fetched on every use.
+		Source: catalog.SourceFunc(func(ctx context.Context) (catalog.Conn, error) {
+			c, err := h.native.Client(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		}),
+		Running: func(id string) bool { return slices.Contains(h.native.Active(), model.ThreadID(id)) },
+	}}
+	lookup := envLookup(h.opts.Environ)
+	defaultHome := sameFile(defaultCodexHome(lookup))
+	seen := map[string]bool{}
+	for _, home := range cfg.Catalog.CodexHomes {
+		home = filepath.Clean(home)
+		// The default home is already gateway:local; a second App Server on it would only
+		// compete for its threads.
+		if sameFile(home) == defaultHome || seen[sameFile(home)] {
+			continue
+		}
+		seen[sameFile(home)] = true
+		id := catalog.ExtraHostID(home)
+		env := withVar(appEnv, "CODEX_HOME", home)
+		logName := filepath.Join(logDir, "app-server-"+strings.ReplaceAll(id, ":", "-")+".log")
+		codexBin := cfg.CodexBin
+		specs = append(specs, catalog.HostSpec{ID: id, Source: catalog.NewProcessSource(func(ctx context.Context) (*appserver.Client, error) {
+			bin, err := appserver.Locate(codexBin, lookup)
+			if err != nil {
+				return nil, err
+			}
+			return appserver.Start(ctx, appserver.Config{
+				Bin:           bin,
+				Env:           env,
+				Dir:           h.opts.Home,
+				StderrLog:     logName,
+				ClientName:    "codexhost",
+				ClientVersion: h.opts.Version,
+			})
+		})})
+	}
+	key, err := loadCatalogKey(h.opts.Home)
+	if err != nil {
+		return err
+	}
+	cat, err := catalog.New(specs, catalog.Options{Key: key, Now: h.opts.Now, Log: h.opts.Log})
+	if err != nil {
+		return err
+	}
+	h.catalog = cat
+	return nil
+}
+
+// defaultCodexHome is the Codex home the native App Server uses: CODEX_HOME, else ~/.codex.
+func defaultCodexHome(lookup func(string) string) string {
+	if v := lookup("CODEX_HOME"); v != "" {
+		return filepath.Clean(v)
+	}
+	if home := lookup("HOME"); home != "" {
+		return filepath.Join(home, ".codex")
+	}
+	return ""
+}
+
+// sameFile resolves symbolic links where it can, so two spellings of one home compare equal.
+func sameFile(p string) string {
+	if p == "" {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return filepath.Clean(p)
+}
+
+// withVar returns env with name set to value, replacing an earlier value.
+func withVar(env []string, name, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); ok && k == name {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, name+"="+value)
+}
+
+// loadCatalogKey reads the cursor key of the home, creating it (0600) on first use.
+func loadCatalogKey(home string) ([]byte, error) {
+	path := filepath.Join(home, catalogKeyFile)
+	for range 2 {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			key, derr := hex.DecodeString(strings.TrimSpace(string(b)))
+			if derr != nil || len(key) < 32 {
+				return nil, model.Errorf(model.CodeFailedPrecondition, "delete "+path+"; a new key is made (earlier catalog cursors stop working)", "the catalog key file is damaged")
+			}
+			return key, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, model.Errorf(model.CodeFailedPrecondition, "check the permissions of the home directory", "read the catalog key: %v", err)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			continue // another runtime made it first
+		}
+		if err != nil {
+			return nil, model.Errorf(model.CodeFailedPrecondition, "check the permissions of the home directory", "create the catalog key: %v", err)
+		}
+		_, werr := f.WriteString(config.NewToken() + "\n")
+		serr := f.Sync()
+		if cerr := f.Close(); werr == nil && serr == nil && cerr == nil {
+			continue // read it back, as a concurrent creator would
+		}
+		_ = os.Remove(path)
+		return nil, model.Errorf(model.CodeFailedPrecondition, "check the free space and permissions of the home directory", "write the catalog key failed")
+	}
+	return nil, model.Errorf(model.CodeInternal, "retry", "the catalog key could not be read")
+}
+
+// catalogObserve passes thread status changes of the native harness to the catalog, so a
+// warm list shows them without reading the App Server again.
+func (h *Host) catalogObserve(thread model.ThreadID, status string) {
+	if h.catalog != nil && status != "" {
+		h.catalog.ObserveStatus(catalog.LocalHostID, string(thread), status)
+	}
+}
+
+// handleCatalog serves the catalog methods. Processes the host started (runtime token) may
+// list, but transcripts and archive are for people and their clients: agents get neither raw
+// transcripts nor write controls by default.
+func (h *Host) handleCatalog(ctx context.Context, caller api.Caller, method string, params json.RawMessage) (any, error) {
+	if h.catalog == nil {
+		return nil, model.Errorf(model.CodeFailedPrecondition, "restart the runtime", "the catalog is not running")
+	}
+	if caller.Kind == api.CallerRuntime && (method == api.MethodCatalogTranscript || method == api.MethodCatalogArchive) {
+		return nil, model.Errorf(model.CodePermissionDenied, "ask the user to run it as an operator command", "%s is an operator method", method)
+	}
+	switch method {
+	case api.MethodCatalogHosts:
+		return h.catalog.Hosts(), nil
+	case api.MethodCatalogSessions:
+		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogSessionsParams) (any, error) {
+			return h.catalog.List(ctx, p, nil)
+		})
+	case api.MethodCatalogTranscript:
+		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogTranscriptParams) (any, error) {
+			return h.catalog.Transcript(ctx, p)
+		})
+	case api.MethodCatalogArchive:
+		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogArchiveParams) (any, error) {
+			return h.catalog.Archive(ctx, p)
+		})
+	}
+	return nil, model.Errorf(model.CodeInvalidArgument, "", "unknown catalog method %s", method)
+}

@@ -1,0 +1,162 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/harness"
+)
+
+// ConfirmFlag is the CLI flag that confirms no other runner uses a thread being archived.
+const ConfirmFlag = "--confirm-no-other-runner"
+
+// allSourceKinds lists every thread/list source kind: descendants are sub-agents, which the
+// default (interactive) filter would hide.
+var allSourceKinds = []string{"cli", "vscode", "exec", "appServer", "subAgent", "subAgentReview", "subAgentCompact", "subAgentThreadSpawn", "subAgentOther", "unknown"}
+
+// readThread is thread/read without turns, decoded only as far as archive needs.
+type readThread struct {
+	Thread struct {
+		ID        string                 `json:"id"`
+		Status    appserver.ThreadStatus `json:"status"`
+		Path      *string                `json:"path"`
+		Ephemeral bool                   `json:"ephemeral"`
+	} `json:"thread"`
+}
+
+// Archive archives a stored or idle thread of a local host. The caller confirms that no
+// other runner uses it; the thread is read again here and archived only when idle or
+// notLoaded, not running a turn in this runtime nor held open by another Codex process, and
+// the same holds for every unarchived descendant. Success is reported only once Codex
+// accepted the archive.
+func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams) (api.CatalogArchiveResult, error) {
+	if !p.ConfirmNoOtherRunner {
+		return api.CatalogArchiveResult{}, model.Errorf(model.CodeInvalidArgument,
+			"archive closes the thread for every Codex client; make sure no other client (Codex Desktop, a CLI, another runtime) runs it, then pass "+ConfirmFlag,
+			"archive needs %s", ConfirmFlag)
+	}
+	h, err := c.host(p.Host)
+	if err != nil {
+		return api.CatalogArchiveResult{}, err
+	}
+	id, err := model.ParseThreadID(p.Thread)
+	if err != nil {
+		return api.CatalogArchiveResult{}, err
+	}
+	hctx, cancel := context.WithTimeout(ctx, c.opts.HostTimeout)
+	defer cancel()
+	conn, err := c.conn(ctx, hctx, h)
+	if err != nil {
+		return api.CatalogArchiveResult{}, err
+	}
+
+	var rd readThread
+	if err := conn.Call(hctx, "thread/read", map[string]any{"threadId": string(id)}, &rd); err != nil {
+		switch {
+		case unknownThread(err):
+			return api.CatalogArchiveResult{}, threadNotFound(id, h.spec.ID)
+		case isHostFailure(err):
+			return api.CatalogArchiveResult{}, c.hostFailed(ctx, h, err)
+		}
+		fmt.Fprintf(c.opts.Log, "catalog: host %s: read %s: %v\n", h.spec.ID, id, err)
+		return api.CatalogArchiveResult{}, threadRefused("read the thread")
+	}
+	h.succeeded(c.opts.Now())
+	th := rd.Thread
+	switch {
+	case th.Ephemeral:
+		return api.CatalogArchiveResult{}, model.Errorf(model.CodeFailedPrecondition, "ephemeral threads are never stored, so there is nothing to archive", "thread %s is ephemeral", id)
+	case th.Path != nil && strings.Contains(*th.Path, "archived_sessions"):
+		return api.CatalogArchiveResult{}, model.Errorf(model.CodeFailedPrecondition, "it no longer shows in `codexhost sessions`", "thread %s is already archived", id)
+	case th.Status.Type == appserver.StatusActive:
+		return api.CatalogArchiveResult{}, model.Errorf(model.CodeFailedPrecondition, "wait until its turn ends; archive is not a way to interrupt", "thread %s is active", id).WithDetail("status", model.ThreadActive)
+	case th.Status.Type != appserver.StatusIdle && th.Status.Type != appserver.StatusNotLoaded:
+		return api.CatalogArchiveResult{}, model.Errorf(model.CodeFailedPrecondition, "only idle or stored (notLoaded) threads are archived", "thread %s is %s", id, sessionStatus(th.Status.Type)).WithDetail("status", sessionStatus(th.Status.Type))
+	}
+	if why := c.owner(h, conn, string(id)); why != "" {
+		return api.CatalogArchiveResult{}, model.Errorf(model.CodeFailedPrecondition, "wait until it is released, or close it there", "thread %s %s", id, why)
+	}
+	if err := c.checkDescendants(ctx, hctx, h, conn, string(id)); err != nil {
+		return api.CatalogArchiveResult{}, err
+	}
+
+	if err := conn.Call(hctx, "thread/archive", map[string]any{"threadId": string(id)}, nil); err != nil {
+		if isHostFailure(err) {
+			// Codex may or may not have archived it; the row is re-read rather than guessed.
+			c.forgetIndex(h)
+			return api.CatalogArchiveResult{}, c.hostFailed(ctx, h, err)
+		}
+		fmt.Fprintf(c.opts.Log, "catalog: host %s: archive %s: %v\n", h.spec.ID, id, err)
+		return api.CatalogArchiveResult{}, threadRefused("archive the thread")
+	}
+	h.setOverlay(c.opts.Now(), string(id), func(o *overlay) { o.archived = true })
+	return api.CatalogArchiveResult{Host: h.spec.ID, Thread: string(id), Archived: true}, nil
+}
+
+// owner says what holds a thread open, or "" when nothing known does: a turn this runtime
+// runs on it, or another Codex process holding its writer lock.
+func (c *Catalog) owner(h *host, conn Conn, id string) string {
+	if h.spec.Running != nil && h.spec.Running(id) {
+		return "is running a turn in this runtime"
+	}
+	if harness.OtherWriter(conn.Info().CodexHome, id, conn.Pid()) {
+		return "is open in another Codex process"
+	}
+	return ""
+}
+
+// checkDescendants pages the unarchived descendants of a thread and refuses when one is
+// active or owned. It fails closed: an error, a repeated cursor or thread, or more pages than
+// the budget refuse the archive.
+func (c *Catalog) checkDescendants(outer, ctx context.Context, h *host, conn Conn, id string) error {
+	refuse := func(format string, args ...any) error {
+		return model.Errorf(model.CodeFailedPrecondition, "nothing was archived; retry, or archive it from Codex itself", format, args...)
+	}
+	seenCursor := map[string]bool{}
+	seenThread := map[string]bool{id: true}
+	cursor := ""
+	for page := 0; ; page++ {
+		if page >= c.opts.DescendantPages {
+			return refuse("thread %s has more descendants than can be checked (%d pages)", id, c.opts.DescendantPages)
+		}
+		var res listResult
+		err := conn.Call(ctx, "thread/list", listParams{Cursor: cursor, Limit: NativePageSize, UseStateDBOnly: true, AncestorThreadID: id, SourceKinds: allSourceKinds}, &res)
+		if err != nil {
+			fmt.Fprintf(c.opts.Log, "catalog: host %s: descendants of %s: %v\n", h.spec.ID, id, err)
+			if isHostFailure(err) {
+				return c.hostFailed(outer, h, err)
+			}
+			return refuse("the descendants of thread %s could not be listed", id)
+		}
+		for _, t := range res.Data {
+			if t.ID == "" || seenThread[t.ID] {
+				return refuse("listing the descendants of thread %s repeated a thread", id)
+			}
+			seenThread[t.ID] = true
+			if t.Status.Type == appserver.StatusActive {
+				return refuse("its descendant %s is active", t.ID)
+			}
+			if why := c.owner(h, conn, t.ID); why != "" {
+				return refuse("its descendant %s %s", t.ID, why)
+			}
+		}
+		if res.NextCursor == nil || *res.NextCursor == "" {
+			return nil
+		}
+		if len(res.Data) == 0 || seenCursor[*res.NextCursor] || *res.NextCursor == cursor {
+			return refuse("listing the descendants of thread %s looped", id)
+		}
+		seenCursor[*res.NextCursor] = true
+		cursor = *res.NextCursor
+	}
+}
+
+func (c *Catalog) forgetIndex(h *host) {
+	h.omu.Lock()
+	h.live.reset = true
+	h.omu.Unlock()
+}

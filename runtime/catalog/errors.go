@@ -1,0 +1,74 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/appserver"
+)
+
+const (
+	unavailableHint = "the host is retried after a short backoff; if this persists, check the Codex installation (`codexhost doctor`), that the Codex home exists, and the runtime's log"
+	refusedHint     = "retry; if this persists, check the runtime's log"
+)
+
+// hostError is the clean form of a failure to reach or use a host's App Server. Raw errors
+// name binaries, log files and Codex homes, so none of their text is passed on.
+func hostError(err error) *model.Error {
+	var rpc *appserver.RPCError
+	switch {
+	case errors.Is(err, appserver.ErrExited):
+		return model.Errorf(model.CodeAppServerUnavailable, unavailableHint, "the host's Codex App Server exited")
+	case errors.Is(err, context.DeadlineExceeded):
+		return model.Errorf(model.CodeAppServerUnavailable, unavailableHint, "the host's Codex App Server did not answer in time")
+	case errors.Is(err, context.Canceled):
+		return model.Errorf(model.CodeAppServerUnavailable, unavailableHint, "the request to the host was cancelled")
+	case errors.As(err, &rpc):
+		return model.Errorf(model.CodeAppServerUnavailable, refusedHint, "the host's Codex App Server refused the request")
+	}
+	if model.IsCode(err, model.CodeAppServerUnavailable) {
+		return model.Errorf(model.CodeAppServerUnavailable, unavailableHint, "the host's Codex App Server could not be started")
+	}
+	return model.Errorf(model.CodeAppServerUnavailable, unavailableHint, "the host could not be reached")
+}
+
+// isHostFailure tells failures of the App Server itself from its answers about one thread.
+func isHostFailure(err error) bool {
+	var rpc *appserver.RPCError
+	return !errors.As(err, &rpc)
+}
+
+func rpcMessage(err error) (string, bool) {
+	var rpc *appserver.RPCError
+	if errors.As(err, &rpc) {
+		return rpc.Message, true
+	}
+	return "", false
+}
+
+func rpcHas(err error, substr string) bool {
+	msg, ok := rpcMessage(err)
+	return ok && strings.Contains(msg, substr)
+}
+
+// unknownThread recognises the App Server's ways of saying a thread does not exist.
+func unknownThread(err error) bool {
+	for _, p := range []string{"thread not loaded", "thread not found", "invalid thread id", "no rollout found"} {
+		if rpcHas(err, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func threadNotFound(id model.ThreadID, hostID string) *model.Error {
+	return model.Errorf(model.CodeThreadNotFound, "check the id with `codexhost sessions`; pass --host for a thread of another host",
+		"no Codex thread %s on host %s", id, hostID)
+}
+
+// threadRefused is the clean error of an App Server refusing a request about a thread.
+func threadRefused(what string) *model.Error {
+	return model.Errorf(model.CodeFailedPrecondition, refusedHint, "the host's Codex App Server refused to %s", what)
+}

@@ -1,0 +1,517 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/appserver"
+)
+
+const sessionsCursorHint = "pass the nextCursor that an earlier `codexhost sessions` gave for the same --host and --search, or no cursor for the newest sessions"
+
+// interactiveSources are the session sources the catalog shows. The App Server's own default
+// (no sourceKinds) is its interactive set; the check here keeps other kinds out whatever
+// that default becomes. Atlas and ChatGPT arrive as custom sources.
+var interactiveSources = map[string]bool{"cli": true, "vscode": true, "atlas": true, "chatgpt": true}
+
+// listParams is thread/list as the catalog sends it.
+type listParams struct {
+	Cursor           string   `json:"cursor,omitempty"`
+	Limit            int      `json:"limit"`
+	Archived         bool     `json:"archived"`
+	UseStateDBOnly   bool     `json:"useStateDbOnly"`
+	AncestorThreadID string   `json:"ancestorThreadId,omitempty"`
+	SourceKinds      []string `json:"sourceKinds,omitempty"`
+}
+
+// listThread decodes only what the projection shows: previews, paths, remotes and SHAs are
+// never even read into memory.
+type listThread struct {
+	ID            string                 `json:"id"`
+	Name          *string                `json:"name"`
+	Cwd           string                 `json:"cwd"`
+	Status        appserver.ThreadStatus `json:"status"`
+	CreatedAt     int64                  `json:"createdAt"`
+	UpdatedAt     int64                  `json:"updatedAt"`
+	Source        json.RawMessage        `json:"source"`
+	ModelProvider string                 `json:"modelProvider"`
+	CliVersion    string                 `json:"cliVersion"`
+	Ephemeral     bool                   `json:"ephemeral"`
+	GitInfo       *struct {
+		Branch *string `json:"branch"`
+	} `json:"gitInfo"`
+}
+
+type listResult struct {
+	Data       []listThread `json:"data"`
+	NextCursor *string      `json:"nextCursor"`
+}
+
+// row is a projected session and the folded title search compares with.
+type row struct {
+	s         api.CatalogSession
+	titleFold string
+}
+
+// segment is one native page: the rows the App Server returned after a cursor.
+type segment struct {
+	rows    []row
+	next    string // native cursor after the last row; "" when end
+	end     bool
+	fetched time.Time
+}
+
+// overlay is a change seen after the pages were read (a status notification, our own
+// archive); it wins over rows read before it.
+type overlay struct {
+	at       time.Time
+	status   string
+	waiting  bool
+	archived bool
+	title    *string
+}
+
+// index is a host's resident copy of the pages read so far, keyed by the native cursor each
+// starts at, so that a warm list is served from memory and a cursor resumes without reading
+// again. Expired pages are read again when needed. Guarded by host.mu, which a list holds
+// while it reads from the App Server.
+type index struct {
+	gen  int
+	segs map[string]*segment
+	rows int
+}
+
+func (x *index) init() { x.segs = map[string]*segment{} }
+
+func (x *index) reset() {
+	x.segs, x.rows = map[string]*segment{}, 0
+}
+
+func (x *index) drop(key string) {
+	if s := x.segs[key]; s != nil {
+		x.rows -= len(s.rows)
+		delete(x.segs, key)
+	}
+}
+
+// live is what notifications change, guarded by host.omu, never held across a call to an
+// App Server: notifications must not wait for a slow list.
+type live struct {
+	overlay map[string]overlay
+	known   map[string]bool // ids of the indexed rows (a superset once pages expire)
+	// headStale asks the next list to read the newest page again: a thread the index does
+	// not hold has changed, so it is likely new. reset asks it to start over.
+	headStale bool
+	reset     bool
+}
+
+func (l *live) init() {
+	l.overlay = map[string]overlay{}
+	l.known = map[string]bool{}
+}
+
+// prepare brings the index up to date before a list: failures and requests seen since the
+// last one, expired pages and overlays.
+func (h *host) prepare(now time.Time, headTTL, ttl time.Duration) {
+	gen := h.failGeneration()
+	h.omu.Lock()
+	reset, head := h.live.reset || gen != h.idx.gen, h.live.headStale
+	h.live.reset, h.live.headStale = false, false
+	if reset {
+		h.live.known = map[string]bool{}
+	}
+	for id, o := range h.live.overlay {
+		if now.Sub(o.at) >= ttl {
+			delete(h.live.overlay, id)
+		}
+	}
+	h.omu.Unlock()
+	if reset {
+		h.idx.reset()
+		h.idx.gen = gen
+	}
+	if head {
+		h.idx.drop("")
+	}
+	for k, s := range h.idx.segs {
+		if age := now.Sub(s.fetched); age >= ttl || (k == "" && age >= headTTL) {
+			h.idx.drop(k)
+		}
+	}
+}
+
+func (h *host) put(key string, s *segment) {
+	h.idx.drop(key)
+	h.omu.Lock()
+	if h.idx.rows+len(s.rows) > maxIndexRows {
+		h.idx.reset()
+		h.live.known = map[string]bool{}
+	}
+	h.idx.segs[key] = s
+	h.idx.rows += len(s.rows)
+	for _, r := range s.rows {
+		h.live.known[r.s.ID] = true
+	}
+	h.omu.Unlock()
+}
+
+// view applies the overlay to a row read at fetched; ok is false for an archived thread.
+// The caller holds omu.
+func (h *host) view(r row, fetched time.Time) (row, bool) {
+	o, has := h.live.overlay[r.s.ID]
+	if !has || o.at.Before(fetched) {
+		return r, true
+	}
+	if o.archived {
+		return r, false
+	}
+	if o.status != "" {
+		r.s.Status, r.s.WaitingOnApproval = o.status, o.waiting
+	}
+	if o.title != nil {
+		r.s.Title = *o.title
+		r.titleFold = fold(*o.title)
+	}
+	return r, true
+}
+
+// List returns one page of sessions per host (or of the one host asked for), the default
+// host first. A host that fails has an error and no rows; the others are unaffected.
+// settled, when set, receives each host's page as soon as it is ready.
+func (c *Catalog) List(ctx context.Context, p api.CatalogSessionsParams, settled func(api.CatalogHostSessions)) (api.CatalogSessionsResult, error) {
+	limit := p.Limit
+	switch {
+	case limit == 0:
+		limit = DefaultLimit
+	case limit < 1 || limit > MaxLimit:
+		return api.CatalogSessionsResult{}, model.Errorf(model.CodeInvalidArgument, "give a limit from 1 to 100 (sessions per host)", "invalid limit %d", p.Limit)
+	}
+	search := strings.TrimSpace(p.Search)
+	if n := utf8.RuneCountInString(search); n > MaxSearchRunes {
+		return api.CatalogSessionsResult{}, model.Errorf(model.CodeInvalidArgument, "search for a shorter part of the title", "the search text has %d characters; at most %d", n, MaxSearchRunes)
+	}
+	if p.Cursor != "" && p.Host == "" {
+		return api.CatalogSessionsResult{}, model.Errorf(model.CodeInvalidArgument, "pass --host with the id of the host the cursor came from", "a cursor needs --host")
+	}
+	hosts := c.hosts
+	var start *cursorBody
+	if p.Host != "" {
+		h, err := c.host(p.Host)
+		if err != nil {
+			return api.CatalogSessionsResult{}, err
+		}
+		hosts = []*host{h}
+		if p.Cursor != "" {
+			b, err := c.decodeCursor(p.Cursor, kindSessions, h.spec.ID, sessionsCursorHint)
+			if err != nil {
+				return api.CatalogSessionsResult{}, err
+			}
+			if b.Search != searchKey(search) {
+				return api.CatalogSessionsResult{}, model.Errorf(model.CodeInvalidArgument, sessionsCursorHint, "invalid cursor: it belongs to another search")
+			}
+			start = &b
+		}
+	}
+	out := api.CatalogSessionsResult{Hosts: make([]api.CatalogHostSessions, len(hosts))}
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := c.listHost(ctx, h, limit, search, start)
+			out.Hosts[i] = res
+			if settled != nil {
+				settled(res)
+			}
+		}()
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// listHost fills one host's page from the index, reading native pages only where it has
+// none: with a search at most SearchPages of them per call.
+func (c *Catalog) listHost(outer context.Context, h *host, limit int, search string, start *cursorBody) api.CatalogHostSessions {
+	res := api.CatalogHostSessions{Host: h.spec.ID, Sessions: []api.CatalogSession{}}
+	ctx, cancel := context.WithTimeout(outer, c.opts.HostTimeout)
+	defer cancel()
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.prepare(c.opts.Now(), c.opts.IndexTTL, c.opts.PageTTL)
+
+	pos, off := "", 0
+	if start != nil {
+		pos, off = start.Native, start.Offset
+	}
+	needle := fold(search)
+	budget := c.opts.SearchPages
+	var conn Conn
+	fetched, more := 0, true
+	for more && len(res.Sessions) < limit {
+		seg := h.idx.segs[pos]
+		if seg == nil {
+			if fetched >= budget {
+				break // the position stays here; the cursor continues the scan
+			}
+			if conn == nil {
+				var err error
+				if conn, err = c.conn(outer, ctx, h); err != nil {
+					return api.CatalogHostSessions{Host: h.spec.ID, Sessions: []api.CatalogSession{}, Error: model.AsError(err)}
+				}
+			}
+			size := NativePageSize
+			if search == "" {
+				size = min(NativePageSize, off+limit-len(res.Sessions))
+			}
+			s, err := fetchSegment(ctx, conn, pos, size, c.opts.Now)
+			if err != nil {
+				return api.CatalogHostSessions{Host: h.spec.ID, Sessions: []api.CatalogSession{}, Error: c.hostFailed(outer, h, err)}
+			}
+			fetched++
+			h.put(pos, s)
+			seg = s
+		}
+		i := off
+		h.omu.Lock()
+		for ; i < len(seg.rows) && len(res.Sessions) < limit; i++ {
+			r, ok := h.view(seg.rows[i], seg.fetched)
+			if !ok || (needle != "" && !strings.Contains(r.titleFold, needle)) {
+				continue
+			}
+			res.Sessions = append(res.Sessions, r.s)
+		}
+		h.omu.Unlock()
+		if i < len(seg.rows) {
+			off = i
+			break
+		}
+		if seg.end {
+			more = false
+			break
+		}
+		pos, off = seg.next, 0
+	}
+	if fetched > 0 {
+		h.succeeded(c.opts.Now())
+	}
+	if more {
+		res.NextCursor = c.encodeCursor(cursorBody{Kind: kindSessions, Host: h.spec.ID, Native: pos, Offset: off, Search: searchKey(search)})
+		c.readAhead(h)
+	}
+	return res
+}
+
+// readAhead fills the index of a host in the background, following the native pages from
+// the newest, so that the next search or page is served from memory. It reads at most
+// ReadAheadPages pages, never while the host backs off, and stops at the first error (the
+// next list reports it). The index lock is not held while it reads, so lists go on.
+func (c *Catalog) readAhead(h *host) {
+	if c.opts.ReadAheadPages < 0 || c.bgCtx.Err() != nil || !h.ahead.CompareAndSwap(false, true) {
+		return
+	}
+	c.bg.Add(1)
+	go func() {
+		defer c.bg.Done()
+		defer h.ahead.Store(false)
+		pos, fetched := "", 0
+		// Cached pages are followed too; the step bound ends a loop among them.
+		for steps := 0; fetched < c.opts.ReadAheadPages && steps < 4*c.opts.ReadAheadPages; steps++ {
+			h.mu.Lock()
+			h.prepare(c.opts.Now(), c.opts.IndexTTL, c.opts.PageTTL)
+			seg, gen := h.idx.segs[pos], h.idx.gen
+			h.mu.Unlock()
+			if seg != nil {
+				if seg.end {
+					return
+				}
+				pos = seg.next
+				continue
+			}
+			if c.bgCtx.Err() != nil || h.backingOff(c.opts.Now()) != nil {
+				return
+			}
+			ctx, cancel := context.WithTimeout(c.bgCtx, c.opts.HostTimeout)
+			conn, err := h.spec.Source.Conn(ctx)
+			var s *segment
+			if err == nil {
+				s, err = fetchSegment(ctx, conn, pos, NativePageSize, c.opts.Now)
+			}
+			cancel()
+			if err != nil {
+				return
+			}
+			fetched++
+			h.mu.Lock()
+			// A host that failed meanwhile starts over without what was read before.
+			if h.idx.segs[pos] == nil && gen == h.idx.gen && gen == h.failGeneration() {
+				h.put(pos, s)
+			}
+			h.mu.Unlock()
+		}
+	}()
+}
+
+// fetchSegment reads one native page of unarchived threads, newest first.
+func fetchSegment(ctx context.Context, conn Conn, cursor string, size int, now func() time.Time) (*segment, error) {
+	// Stamped before the call: a change seen while it runs may not be in the answer.
+	started := now()
+	var res listResult
+	if err := conn.Call(ctx, "thread/list", listParams{Cursor: cursor, Limit: size, UseStateDBOnly: true}, &res); err != nil {
+		return nil, err
+	}
+	s := &segment{rows: make([]row, 0, len(res.Data)), fetched: started}
+	for _, t := range res.Data {
+		if r, ok := project(t); ok {
+			s.rows = append(s.rows, r)
+		}
+	}
+	if res.NextCursor == nil || *res.NextCursor == "" || *res.NextCursor == cursor || len(res.Data) == 0 {
+		s.end = true
+	} else {
+		s.next = *res.NextCursor
+	}
+	return s, nil
+}
+
+// project maps a listed thread to a session row; ok is false for what the catalog never
+// shows (non-interactive sources, ephemeral threads).
+func project(t listThread) (row, bool) {
+	src := sourceKind(t.Source)
+	if !interactiveSources[src] || t.Ephemeral || t.ID == "" {
+		return row{}, false
+	}
+	s := api.CatalogSession{
+		ID:                t.ID,
+		Cwd:               t.Cwd,
+		Status:            sessionStatus(t.Status.Type),
+		WaitingOnApproval: t.Status.WaitingOnApproval(),
+		CreatedAt:         time.Unix(t.CreatedAt, 0).UTC(),
+		UpdatedAt:         time.Unix(t.UpdatedAt, 0).UTC(),
+		Source:            src,
+		ModelProvider:     t.ModelProvider,
+		CodexVersion:      t.CliVersion,
+	}
+	if t.Name != nil {
+		s.Title = cleanTitle(*t.Name)
+	}
+	if t.GitInfo != nil && t.GitInfo.Branch != nil {
+		s.GitBranch = cleanLine(*t.GitInfo.Branch, 200)
+	}
+	return row{s: s, titleFold: fold(s.Title)}, true
+}
+
+// sourceKind is "cli", "vscode", …, or the name of a custom source, lowercased.
+func sourceKind(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return ""
+	}
+	if c, ok := obj["custom"]; ok && json.Unmarshal(c, &s) == nil {
+		return strings.ToLower(strings.TrimSpace(s))
+	}
+	for k := range obj {
+		return k
+	}
+	return ""
+}
+
+func sessionStatus(t string) string {
+	switch t {
+	case appserver.StatusActive:
+		return model.ThreadActive
+	case appserver.StatusIdle:
+		return model.ThreadIdle
+	case appserver.StatusSystemError:
+		return model.ThreadSystemError
+	}
+	return model.ThreadNotLoaded
+}
+
+// titleRunes bounds a title; names are user text of any length.
+const titleRunes = 200
+
+func cleanTitle(s string) string { return cleanLine(s, titleRunes) }
+
+// cleanLine makes user text one printable line of at most n runes.
+func cleanLine(s string, n int) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// fold is the case-insensitive form titles are compared in.
+func fold(s string) string { return strings.ToLower(s) }
+
+// ObserveStatus records a thread status change seen by the host's own harness.
+func (c *Catalog) ObserveStatus(hostID, threadID, status string) {
+	h := c.byID[hostID]
+	if h == nil || threadID == "" {
+		return
+	}
+	h.setOverlay(c.opts.Now(), threadID, func(o *overlay) {
+		o.status, o.waiting = status, false
+	})
+}
+
+// observe applies a notification of a host's App Server.
+func (c *Catalog) observe(h *host, n note) {
+	var ev struct {
+		ThreadID   string                 `json:"threadId"`
+		Status     appserver.ThreadStatus `json:"status"`
+		ThreadName *string                `json:"threadName"`
+	}
+	if json.Unmarshal(n.params, &ev) != nil || ev.ThreadID == "" {
+		return
+	}
+	now := c.opts.Now()
+	switch n.method {
+	case "thread/status/changed":
+		h.setOverlay(now, ev.ThreadID, func(o *overlay) {
+			o.status, o.waiting = sessionStatus(ev.Status.Type), ev.Status.WaitingOnApproval()
+		})
+	case "thread/archived", "thread/deleted":
+		h.setOverlay(now, ev.ThreadID, func(o *overlay) { o.archived = true })
+	case "thread/name/updated":
+		title := ""
+		if ev.ThreadName != nil {
+			title = cleanTitle(*ev.ThreadName)
+		}
+		h.setOverlay(now, ev.ThreadID, func(o *overlay) { o.title = &title })
+	case "thread/unarchived":
+		// It returns among older pages; read them again rather than guess where.
+		h.omu.Lock()
+		h.live.reset = true
+		delete(h.live.overlay, ev.ThreadID)
+		h.omu.Unlock()
+	}
+}
+
+// setOverlay records a change. A thread the index does not hold is likely new: the newest
+// page is read again so that it shows up.
+func (h *host) setOverlay(now time.Time, id string, change func(*overlay)) {
+	h.omu.Lock()
+	defer h.omu.Unlock()
+	o := h.live.overlay[id]
+	if !o.archived {
+		change(&o)
+	}
+	o.at = now
+	h.live.overlay[id] = o
+	if !o.archived && !h.live.known[id] {
+		h.live.headStale = true
+	}
+}

@@ -1,0 +1,138 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/catalog"
+	"github.com/codexhost/codexhost/runtime/config"
+)
+
+// Scenario: S003-01, S003-03 — a runtime with an extra Codex home in config.toml serves both
+// homes as catalog hosts with opaque ids, lists threads of each without showing any path,
+// and stops the extra home's App Server when it closes.
+func TestCatalogServesExtraCodexHomesAndStopsTheirAppServers(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, clients: []string{"ops"}})
+	extra := codextest.NewHome(t, th.fake.URL())
+	stored := catalogStoredThread(t, extra, "extra home thread")
+
+	cfg, err := config.Load(th.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Catalog.CodexHomes = []string{extra, th.codexHome} // the default home is not a second host
+	if err := config.Save(th.home, cfg); err != nil {
+		t.Fatal(err)
+	}
+	th.restart()
+	c := th.client("ops")
+	xid := catalog.ExtraHostID(extra)
+
+	hosts := call[api.CatalogHostsResult](t, c, api.MethodCatalogHosts, struct{}{})
+	if len(hosts.Hosts) != 2 || hosts.Hosts[0].ID != catalog.LocalHostID || !hosts.Hosts[0].Default || hosts.Hosts[1].ID != xid {
+		t.Fatalf("hosts %+v", hosts.Hosts)
+	}
+	for _, h := range hosts.Hosts {
+		if !slices.Equal(h.Capabilities, []string{"list", "transcript", "archive"}) || h.Health.State != api.CatalogHealthUnknown {
+			t.Fatalf("host %+v", h)
+		}
+	}
+
+	native := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "hello catalog", Cwd: t.TempDir()})
+	waitStopped(t, c, native.Thread.ID)
+	raw := callRaw(t, c, api.MethodCatalogSessions, api.CatalogSessionsParams{})
+	var res api.CatalogSessionsResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hosts) != 2 || res.Hosts[0].Error != nil || res.Hosts[1].Error != nil {
+		t.Fatalf("sessions %s", raw)
+	}
+	if got := catalogIDs(res.Hosts[0].Sessions); !slices.Equal(got, []string{native.Thread.ID}) {
+		t.Fatalf("local sessions %v", got)
+	}
+	if got := catalogIDs(res.Hosts[1].Sessions); !slices.Equal(got, []string{stored}) {
+		t.Fatalf("extra sessions %v", got)
+	}
+	hostsRaw := callRaw(t, c, api.MethodCatalogHosts, struct{}{})
+	for _, leak := range []string{extra, th.codexHome, "hello catalog", "extra home thread", "rollout"} {
+		if strings.Contains(string(raw)+string(hostsRaw), leak) {
+			t.Fatalf("catalog output holds %q:\n%s\n%s", leak, raw, hostsRaw)
+		}
+	}
+	tr := call[api.CatalogTranscriptResult](t, c, api.MethodCatalogTranscript, api.CatalogTranscriptParams{Host: xid, Thread: stored})
+	if len(tr.Turns) != 1 || tr.Turns[0].Messages[0].Text != "extra home thread" {
+		t.Fatalf("transcript %+v", tr)
+	}
+
+	// Processes the runtime started (agents) may list, but neither read transcripts nor archive.
+	rt := th.runtimeClient()
+	call[api.CatalogSessionsResult](t, rt, api.MethodCatalogSessions, api.CatalogSessionsParams{Host: xid})
+	callErr(t, rt, api.MethodCatalogTranscript, api.CatalogTranscriptParams{Host: xid, Thread: stored}, model.CodePermissionDenied)
+	callErr(t, rt, api.MethodCatalogArchive, api.CatalogArchiveParams{Host: xid, Thread: stored, ConfirmNoOtherRunner: true}, model.CodePermissionDenied)
+
+	if len(catalogCodexProcesses(extra)) == 0 {
+		t.Fatal("no App Server runs for the extra home")
+	}
+	th.close()
+	if pids := catalogCodexProcesses(extra); len(pids) != 0 {
+		t.Fatalf("the extra home's App Server outlived the runtime: %v", pids)
+	}
+}
+
+// catalogStoredThread makes a thread with one turn in codexHome with an App Server of its own,
+// stopped before returning, as another Codex client would leave it.
+func catalogStoredThread(t *testing.T, codexHome, text string) string {
+	t.Helper()
+	c, err := appserver.Start(context.Background(), appserver.Config{Bin: codextest.CodexBin(t), Env: codextest.Env(codexHome), Dir: codexHome})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.ThreadStart(context.Background(), appserver.ThreadStartParams{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, stop := c.Subscribe(func(m string) bool { return m == "turn/completed" })
+	defer stop()
+	if _, err := c.TurnStart(context.Background(), appserver.TurnStartParams{ThreadID: res.Thread.ID, Input: appserver.TextInput(text)}); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	return res.Thread.ID
+}
+
+func catalogIDs(ss []api.CatalogSession) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.ID)
+	}
+	return out
+}
+
+// catalogCodexProcesses lists the pids whose environment has CODEX_HOME=home.
+func catalogCodexProcesses(home string) []string {
+	var pids []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == "CODEX_HOME="+home {
+				pids = append(pids, filepath.Base(d))
+			}
+		}
+	}
+	return pids
+}
