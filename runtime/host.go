@@ -65,6 +65,8 @@ type Host struct {
 	stopWatch context.CancelFunc
 
 	catalog *catalog.Catalog // fleet catalog (runtime/catalog.go)
+
+	supervision *supervision // supervised threads of continue (runtime/supervise.go)
 }
 
 // Open starts a runtime on opts.Home: store, config, harnesses and listeners. Serve must be
@@ -148,6 +150,9 @@ func (h *Host) startHarnesses(endpoint string) error {
 	if err := h.startCatalog(cfg, appEnv, logDir); err != nil {
 		return err
 	}
+	if err := h.startSupervision(cfg, appEnv, logDir); err != nil {
+		return err
+	}
 
 	base := harness.BaseEnv(h.opts.Environ, nil)
 	for _, name := range cfg.HarnessNames() {
@@ -203,6 +208,7 @@ func (h *Host) Close() error {
 	if h.catalog != nil {
 		errs = append(errs, h.catalog.Close())
 	}
+	errs = append(errs, h.closeSupervision())
 	for _, hs := range h.harnesses {
 		errs = append(errs, hs.Close())
 	}
@@ -307,6 +313,7 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 	}
 	h.catalogObserve(ev.Thread, ev.Status)
 	h.publish(api.Event{Type: api.EventThreadStatus, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID, TurnStatus: ev.TurnStatus})
+	h.supervisedEvent(ev)
 }
 
 func delegationStatus(turnStatus string) string {
@@ -352,6 +359,10 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadCancelParams) (any, error) { return h.ThreadCancel(ctx, p) })
 	case api.MethodCatalogHosts, api.MethodCatalogSessions, api.MethodCatalogTranscript, api.MethodCatalogArchive:
 		return h.handleCatalog(ctx, caller, method, params)
+	case api.MethodCatalogContinue:
+		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogContinueParams) (any, error) {
+			return h.CatalogContinue(ctx, caller, p)
+		})
 	}
 	return nil, fmt.Errorf("%w: %s", api.ErrUnknownMethod, method)
 }

@@ -23,6 +23,10 @@ const (
 // threadHarness finds the harness a thread belongs to: its registration first, then each
 // external harness's own files, then the App Server.
 func (h *Host) threadHarness(ctx context.Context, id model.ThreadID) (harness.Harness, error) {
+	// A supervised thread (continue) runs on its canonical thread: runtime/supervise.go.
+	if hs, ok, err := h.supervisedThread(id); ok || err != nil {
+		return hs, err
+	}
 	if rec, err := h.store.Thread(id); err == nil {
 		if hs, ok := h.harnesses[rec.Harness]; ok {
 			return hs, nil
@@ -181,6 +185,9 @@ func (h *Host) ThreadSend(ctx context.Context, p api.ThreadSendParams) (api.Thre
 	}
 	if err := checkText("message", p.Message); err != nil {
 		return api.ThreadSendResult{}, err
+	}
+	if p.Model != "" {
+		return api.ThreadSendResult{}, h.refuseSendModel(id)
 	}
 	hs, err := h.threadHarness(ctx, id)
 	if err != nil {

@@ -180,6 +180,9 @@ type ThreadListResult struct {
 type ThreadSendParams struct {
 	Thread  string `json:"thread"`
 	Message string `json:"message"`
+	// Model is refused: a turn runs with its thread's model, and a supervised thread is
+	// model-locked. Named so that asking for a model fails instead of being ignored.
+	Model string `json:"model,omitempty"`
 }
 
 // ThreadSendResult names the started turn.
@@ -352,4 +355,36 @@ type CatalogArchiveResult struct {
 	Host     string `json:"host"`
 	Thread   string `json:"thread"`
 	Archived bool   `json:"archived"`
+}
+
+// Continue: a supervised branch of a native session. The supervised thread is a codexhost
+// thread: read, wait for, send to and cancel it with the thread methods.
+const MethodCatalogContinue = "catalog.continue"
+
+// CatalogContinueParams names the source thread; Host defaults to gateway:local.
+type CatalogContinueParams struct {
+	Thread string `json:"thread"`
+	Host   string `json:"host,omitempty"`
+}
+
+// CatalogContinueResult is the supervised thread of the source: the same one on every call.
+// State is "pending" until its first turn creates the canonical Codex thread, then "bound".
+type CatalogContinueResult struct {
+	Host            string                `json:"host"`
+	Source          string                `json:"source"`
+	Thread          model.ThreadInfo      `json:"thread"`
+	State           string                `json:"state"`
+	CanonicalThread string                `json:"canonicalThread,omitempty"`
+	Existing        bool                  `json:"existing"`
+	History         *CatalogBranchHistory `json:"history,omitempty"`
+}
+
+// CatalogBranchHistory describes the bounded visible history a branch carries (sizes only).
+type CatalogBranchHistory struct {
+	Messages int `json:"messages"`
+	Bytes    int `json:"bytes"`
+	// Truncated counts messages cut to the per-message limit; OlderOmitted says older
+	// messages were left out to stay within the limits.
+	Truncated    int  `json:"truncated"`
+	OlderOmitted bool `json:"olderOmitted"`
 }

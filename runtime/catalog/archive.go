@@ -47,6 +47,11 @@ func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams) (api.
 	if err != nil {
 		return api.CatalogArchiveResult{}, err
 	}
+	release, err := c.archiveGuard(h.spec.ID, id)
+	if err != nil {
+		return api.CatalogArchiveResult{}, err
+	}
+	defer release()
 	hctx, cancel := context.WithTimeout(ctx, c.opts.HostTimeout)
 	defer cancel()
 	conn, err := c.conn(ctx, hctx, h)
@@ -98,10 +103,14 @@ func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams) (api.
 }
 
 // owner says what holds a thread open, or "" when nothing known does: a turn this runtime
-// runs on it, or another Codex process holding its writer lock.
+// runs on it, a supervised thread bound to it, or another Codex process holding its writer
+// lock.
 func (c *Catalog) owner(h *host, conn Conn, id string) string {
 	if h.spec.Running != nil && h.spec.Running(id) {
 		return "is running a turn in this runtime"
+	}
+	if why := c.boundOwner(id); why != "" {
+		return why
 	}
 	if harness.OtherWriter(conn.Info().CodexHome, id, conn.Pid()) {
 		return "is open in another Codex process"

@@ -84,6 +84,8 @@ type Catalog struct {
 	bg     sync.WaitGroup // read-aheads
 	bgCtx  context.Context
 	bgStop context.CancelFunc
+
+	sup *Supervisor // supervised branches (continue.go); set once before use
 }
 
 type host struct {

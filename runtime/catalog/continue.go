@@ -1,0 +1,401 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/store"
+)
+
+// nodeHostPrefix starts the ids of paired nodes, which this catalog does not serve.
+const nodeHostPrefix = "node:"
+
+// Supervisor keeps the supervised branches of the catalog's sources: a branch is a new
+// codexhost thread that continues a native session without ever resuming it. Bindings are
+// records in the store (ids and state only); each branch's bounded history is a file in dir.
+type Supervisor struct {
+	cat *Catalog
+	st  *store.Store
+	dir string
+
+	mu    sync.Mutex
+	locks map[string]*sourceLock // host/source: continue and archive of one source in turn
+	// initialising counts the first sends creating a source's canonical thread right now.
+	initialising map[string]int
+}
+
+type sourceLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// NewSupervisor attaches branch keeping to cat; dir (created 0700) holds the histories.
+func NewSupervisor(cat *Catalog, st *store.Store, dir string) (*Supervisor, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, err
+	}
+	s := &Supervisor{cat: cat, st: st, dir: dir, locks: map[string]*sourceLock{}, initialising: map[string]int{}}
+	cat.sup = s
+	return s, nil
+}
+
+// lock serialises continue and archive of one source, so that no branch appears between
+// archive's check and the archive itself.
+func (s *Supervisor) lock(host string, source model.ThreadID) func() {
+	key := host + "/" + string(source)
+	s.mu.Lock()
+	l := s.locks[key]
+	if l == nil {
+		l = &sourceLock{}
+		s.locks[key] = l
+	}
+	l.refs++
+	s.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		s.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(s.locks, key)
+		}
+		s.mu.Unlock()
+	}
+}
+
+func (s *Supervisor) markInitialising(host string, source model.ThreadID) func() {
+	key := host + "/" + string(source)
+	s.mu.Lock()
+	s.initialising[key]++
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		if s.initialising[key]--; s.initialising[key] <= 0 {
+			delete(s.initialising, key)
+		}
+		s.mu.Unlock()
+	}
+}
+
+func (s *Supervisor) isInitialising(host string, source model.ThreadID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.initialising[host+"/"+string(source)] > 0
+}
+
+// Branch is the answer of Continue.
+type Branch struct {
+	Supervision model.Supervision
+	Existing    bool
+}
+
+// Continue returns the supervised thread of a source: the one made earlier, or a new pending
+// branch carrying the source's bounded visible history. Only a stored or idle source of a
+// local host is branched; an active one is refused, but its existing branch still opens. The
+// source is read, never resumed, subscribed to or changed.
+func (s *Supervisor) Continue(ctx context.Context, p api.CatalogContinueParams) (Branch, error) {
+	c := s.cat
+	if strings.HasPrefix(p.Host, nodeHostPrefix) {
+		return Branch{}, model.Errorf(model.CodeFailedPrecondition, "continue a thread of a local host (`codexhost hosts` lists them)",
+			"host %s is a paired node; continuing a node's thread is not supported by this runtime", quoteArg(p.Host))
+	}
+	h, err := c.host(p.Host)
+	if err != nil {
+		return Branch{}, err
+	}
+	id, err := model.ParseThreadID(p.Thread)
+	if err != nil {
+		return Branch{}, err
+	}
+	// A supervised thread, or the canonical thread it is bound to, opens that thread: it is
+	// never branched again.
+	if sup, err := s.st.Supervision(id); err == nil {
+		return Branch{Supervision: sup, Existing: true}, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return Branch{}, err
+	}
+	if sup, err := s.st.SupervisionOfCanonical(id); err == nil {
+		return Branch{Supervision: sup, Existing: true}, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return Branch{}, err
+	}
+
+	unlock := s.lock(h.spec.ID, id)
+	defer unlock()
+	if sup, err := s.st.SupervisionOfSource(h.spec.ID, id); err == nil {
+		return Branch{Supervision: sup, Existing: true}, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return Branch{}, err
+	}
+
+	hctx, cancel := context.WithTimeout(ctx, c.opts.HostTimeout)
+	defer cancel()
+	conn, err := c.conn(ctx, hctx, h)
+	if err != nil {
+		return Branch{}, err
+	}
+	var rd appserver.ThreadReadResult
+	if err := conn.Call(hctx, "thread/read", map[string]any{"threadId": string(id)}, &rd); err != nil {
+		switch {
+		case unknownThread(err):
+			return Branch{}, threadNotFound(id, h.spec.ID)
+		case isHostFailure(err):
+			return Branch{}, c.hostFailed(ctx, h, err)
+		}
+		fmt.Fprintf(c.opts.Log, "catalog: host %s: read %s: %v\n", h.spec.ID, id, err)
+		return Branch{}, threadRefused("read the thread")
+	}
+	h.succeeded(c.opts.Now())
+	th := rd.Thread
+	active := th.Status.Type == appserver.StatusActive || (h.spec.Running != nil && h.spec.Running(string(id)))
+	switch {
+	case th.Ephemeral:
+		return Branch{}, model.Errorf(model.CodeFailedPrecondition, "ephemeral threads keep no history to continue", "thread %s is ephemeral", id)
+	case th.Path != nil && strings.Contains(*th.Path, "archived_sessions"):
+		return Branch{}, model.Errorf(model.CodeFailedPrecondition, "unarchive it in Codex first; archived sessions are not continued",
+			"thread %s is archived", id)
+	case active:
+		return Branch{}, model.Errorf(model.CodeFailedPrecondition, "wait until its turn ends; an active session offers no branch",
+			"thread %s is active", id).WithDetail("status", model.ThreadActive)
+	case th.Status.Type != appserver.StatusIdle && th.Status.Type != appserver.StatusNotLoaded:
+		return Branch{}, model.Errorf(model.CodeFailedPrecondition, "only idle or stored (notLoaded) sessions are continued",
+			"thread %s is %s", id, sessionStatus(th.Status.Type)).WithDetail("status", sessionStatus(th.Status.Type))
+	}
+	hist, err := c.readHistory(hctx, conn, id, harness.NativeThreadInfo(th).Title)
+	if err != nil {
+		switch {
+		case errors.As(err, new(*model.Error)):
+			return Branch{}, err
+		case unknownThread(err):
+			return Branch{}, threadNotFound(id, h.spec.ID)
+		case isHostFailure(err):
+			return Branch{}, c.hostFailed(ctx, h, err)
+		}
+		fmt.Fprintf(c.opts.Log, "catalog: host %s: history of %s: %v\n", h.spec.ID, id, err)
+		return Branch{}, threadRefused("list the thread's turns")
+	}
+
+	uid, err := uuid.NewV7()
+	if err != nil {
+		return Branch{}, err
+	}
+	sid := model.ThreadID(uid.String())
+	if err := s.writeHistory(sid, hist); err != nil {
+		return Branch{}, err
+	}
+	now := c.opts.Now()
+	sup := model.Supervision{V: 1, Thread: sid, Host: h.spec.ID, Source: id, State: model.SupervisionPending, Cwd: th.Cwd, CreatedAt: now, UpdatedAt: now}
+	rec := model.ThreadRecord{V: 1, ID: sid, Harness: model.NativeHarness, Cwd: th.Cwd, CreatedAt: now, UpdatedAt: now, RecencyAt: now}
+	got, created, err := s.st.CreateSupervision(sup, rec)
+	if err != nil || !created {
+		_ = os.Remove(s.historyPath(sid))
+	}
+	if err != nil {
+		return Branch{}, err
+	}
+	return Branch{Supervision: got, Existing: !created}, nil
+}
+
+// Supervision reads a supervised thread's binding; ok is false for any other thread.
+func (s *Supervisor) Supervision(thread model.ThreadID) (model.Supervision, bool, error) {
+	sup, err := s.st.Supervision(thread)
+	if errors.Is(err, store.ErrNotFound) {
+		return sup, false, nil
+	}
+	return sup, err == nil, err
+}
+
+// OfCanonical finds the supervised thread bound to a canonical native thread.
+func (s *Supervisor) OfCanonical(canonical model.ThreadID) (model.Supervision, bool, error) {
+	sup, err := s.st.SupervisionOfCanonical(canonical)
+	if errors.Is(err, store.ErrNotFound) {
+		return sup, false, nil
+	}
+	return sup, err == nil, err
+}
+
+// archiveGuard is taken by archive before it reads the thread and held until it is done: a
+// source whose branch is pending or initialising is refused (its first turn must create the
+// canonical thread first), and no branch can appear meanwhile.
+func (c *Catalog) archiveGuard(host string, id model.ThreadID) (func(), error) {
+	s := c.sup
+	if s == nil {
+		return func() {}, nil
+	}
+	unlock := s.lock(host, id)
+	sup, err := s.st.SupervisionOfSource(host, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return unlock, nil
+	case err != nil:
+		unlock()
+		return nil, err
+	case sup.State == model.SupervisionPending:
+		unlock()
+		state := "a pending"
+		if s.isInitialising(host, id) {
+			state = "an initialising"
+		}
+		return nil, model.Errorf(model.CodeFailedPrecondition,
+			"send the supervised thread its first message (`codexhost thread send "+string(sup.Thread)+"`) so that its canonical thread exists, then archive",
+			"thread %s has %s supervised branch %s", id, state, sup.Thread).WithDetail("supervisedThread", string(sup.Thread))
+	}
+	return unlock, nil
+}
+
+// boundOwner says which supervised thread owns a canonical thread, or "": archiving it would
+// take the supervised thread's history with it.
+func (c *Catalog) boundOwner(id string) string {
+	if c.sup == nil {
+		return ""
+	}
+	sup, err := c.sup.st.SupervisionOfCanonical(model.ThreadID(id))
+	switch {
+	case err == nil:
+		return "is the canonical thread of supervised thread " + string(sup.Thread)
+	case !errors.Is(err, store.ErrNotFound):
+		return "cannot be checked for a supervised binding"
+	}
+	return ""
+}
+
+// SupervisionConn is the connection a branch's canonical thread lives on: its physical
+// process must stay the same from the pin to the commit.
+type SupervisionConn interface {
+	Conn
+	Done() <-chan struct{}
+}
+
+// Pin creates the canonical thread of a pending branch on conn and commits the binding:
+// an ephemeral fork of the source without turns pins its snapshot and lets Codex choose the
+// model pair (no override is sent); the probe is unsubscribed; the canonical thread starts
+// with exactly that pair; the bounded history is injected; then the binding is committed
+// durably. A failure before the commit leaves the branch pending, so a later send retries.
+// The source is never resumed.
+func (s *Supervisor) Pin(ctx context.Context, conn SupervisionConn, sup model.Supervision) (model.Supervision, error) {
+	c := s.cat
+	if sup.State != model.SupervisionPending {
+		return sup, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, pinTimeout)
+	defer cancel()
+	done := s.markInitialising(sup.Host, sup.Source)
+	defer done()
+	retry := func(format string, args ...any) error {
+		return model.Errorf(model.CodeFailedPrecondition, "the supervised thread is still pending: send again to retry; the runtime's log has the details",
+			format, args...)
+	}
+	lost := func(err error) error {
+		fmt.Fprintf(c.opts.Log, "supervise %s: %v\n", sup.Thread, err)
+		if isHostFailure(err) {
+			return model.Errorf(model.CodeAppServerUnavailable, "the supervised thread is still pending: send again once the App Server runs",
+				"the supervision connection to the Codex App Server was lost")
+		}
+		return nil
+	}
+	pid := conn.Pid()
+	same := func() bool {
+		select {
+		case <-conn.Done():
+			return false
+		default:
+		}
+		return conn.Pid() == pid
+	}
+	hist, err := s.History(sup.Thread)
+	if err != nil {
+		return sup, err
+	}
+
+	var fork appserver.ThreadSessionResult
+	err = conn.Call(ctx, "thread/fork", appserver.ThreadForkParams{ThreadID: string(sup.Source), Ephemeral: true, ExcludeTurns: true}, &fork)
+	if err != nil {
+		if e := lost(err); e != nil {
+			return sup, e
+		}
+		return sup, retry("the source thread %s could not be pinned (it may have been archived or removed)", sup.Source)
+	}
+	probe := fork.Thread.ID
+	if probe == "" || fork.Model == "" || fork.ModelProvider == "" {
+		return sup, retry("pinning source thread %s returned no thread or no model", sup.Source)
+	}
+	var unsub appserver.UnsubscribeResult
+	if err := conn.Call(ctx, "thread/unsubscribe", map[string]any{"threadId": probe}, &unsub); err != nil {
+		if e := lost(err); e != nil {
+			return sup, e
+		}
+		return sup, retry("the snapshot of source thread %s could not be released", sup.Source)
+	}
+	switch unsub.Status {
+	case "unsubscribed", "notSubscribed", "notLoaded":
+	default:
+		return sup, retry("releasing the snapshot of source thread %s answered %q", sup.Source, unsub.Status)
+	}
+	if !same() {
+		return sup, model.Errorf(model.CodeAppServerUnavailable, "the supervised thread is still pending: send again",
+			"the supervision connection changed while the source was pinned")
+	}
+
+	cwd := fork.Cwd
+	if cwd == "" {
+		cwd = sup.Cwd
+	}
+	var start appserver.ThreadSessionResult
+	err = conn.Call(ctx, "thread/start", appserver.ThreadStartParams{Cwd: cwd, Model: fork.Model, ModelProvider: fork.ModelProvider, ThreadSource: "appServer"}, &start)
+	if err != nil {
+		if e := lost(err); e != nil {
+			return sup, e
+		}
+		return sup, retry("the canonical thread of supervised thread %s could not be started", sup.Thread)
+	}
+	canonical := start.Thread.ID
+	if canonical == "" || start.Model != fork.Model || start.ModelProvider != fork.ModelProvider {
+		fmt.Fprintf(c.opts.Log, "supervise %s: asked for %s/%s, started %q with %s/%s\n", sup.Thread, fork.ModelProvider, fork.Model, canonical, start.ModelProvider, start.Model)
+		return sup, retry("Codex did not start the canonical thread with the model it chose for the branch")
+	}
+	if len(hist.Messages) > 0 {
+		items := make([]appserver.ResponseItem, 0, len(hist.Messages))
+		for _, m := range hist.Messages {
+			if m.Role == model.RoleAssistant {
+				items = append(items, appserver.AssistantMessageItem(m.Text))
+			} else {
+				items = append(items, appserver.UserMessageItem(m.Text))
+			}
+		}
+		if err := conn.Call(ctx, "thread/inject_items", map[string]any{"threadId": canonical, "items": items}, nil); err != nil {
+			if e := lost(err); e != nil {
+				return sup, e
+			}
+			return sup, retry("the history of supervised thread %s could not be given to its canonical thread", sup.Thread)
+		}
+	}
+	if !same() {
+		return sup, model.Errorf(model.CodeAppServerUnavailable, "the supervised thread is still pending: send again",
+			"the supervision connection changed while the canonical thread was prepared")
+	}
+	bound, err := s.st.BindSupervision(sup.Thread, model.ThreadID(canonical), fork.Model, fork.ModelProvider, c.opts.Now())
+	if errors.Is(err, store.ErrRebind) {
+		return sup, model.Errorf(model.CodeFailedPrecondition, "read the supervised thread again; its binding is never replaced",
+			"supervised thread %s was bound meanwhile", sup.Thread)
+	}
+	if err != nil {
+		return sup, err
+	}
+	return bound, nil
+}
+
+// pinTimeout bounds one pin: a handful of App Server calls.
+const pinTimeout = 60 * time.Second
