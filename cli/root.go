@@ -17,6 +17,7 @@ var Version = "dev"
 // NewRoot builds the whole command tree. Each call returns a fresh tree so tests can run
 // commands side by side.
 func NewRoot(stdout, stderr io.Writer) *cobra.Command {
+	var tui tuiFlags
 	root := &cobra.Command{
 		Use:           "codexhost",
 		Short:         "Host, watch and steer many coding-agent threads at once",
@@ -24,15 +25,14 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       Version,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			// The terminal app arrives with the UI work; until then the bare command explains itself.
-			return cmd.Help()
-		},
+		// Without a subcommand: the terminal app.
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTUI(cmd, tui) },
 	}
+	tui.register(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd(),
-		newSessionsCmd(), newTranscriptCmd(), newArchiveCmd(), newHostsCmd())
+		newSessionsCmd(), newTranscriptCmd(), newContinueCmd(), newArchiveCmd(), newHostsCmd(), newLineageCmd())
 	return root
 }
 

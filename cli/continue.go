@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+func newContinueCmd() *cobra.Command {
+	var o operatorCommand
+	var p api.CatalogContinueParams
+	cmd := &cobra.Command{
+		Use:   "continue T [--host ID] [--json]",
+		Short: "Continue a native session as a supervised thread (a branch; the source is never resumed)",
+		Long: "Continue a stored or idle native Codex session of a local host as a supervised codexhost thread. " +
+			"The first call makes a pending branch carrying the session's newest user and assistant messages " +
+			"(at most 200, 512 KiB in all, 64 KiB each); every later call returns the same thread. Its first " +
+			"`thread send` pins the session's snapshot, starts the branch's own Codex thread with the model Codex " +
+			"chooses, gives it that history and runs the turn; later sends continue that thread. The session " +
+			"itself is never resumed or changed. Active sessions offer no branch, but an existing one still opens. " +
+			"Supervised threads are model-locked.",
+		Args: exactThreadArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p.Thread = args[0]
+			var res api.CatalogContinueResult
+			if err := o.call(cmd, api.MethodCatalogContinue, p, &res); err != nil {
+				return err
+			}
+			return o.print(cmd, res, func(w io.Writer) { printContinue(w, res) })
+		},
+	}
+	o.register(cmd)
+	cmd.Flags().StringVar(&p.Host, "host", "", "the host of the thread (default gateway:local)")
+	return cmd
+}
+
+func printContinue(w io.Writer, res api.CatalogContinueResult) {
+	verb := "created"
+	if res.Existing {
+		verb = "existing"
+	}
+	fmt.Fprintf(w, "supervised thread %s (%s, %s) continues %s on %s\n", res.Thread.ID, res.State, verb, res.Source, res.Host)
+	if h := res.History; h != nil {
+		fmt.Fprintf(w, "history: %d message(s), %d bytes", h.Messages, h.Bytes)
+		if h.Truncated > 0 {
+			fmt.Fprintf(w, ", %d truncated", h.Truncated)
+		}
+		if h.OlderOmitted {
+			fmt.Fprint(w, ", older messages left out")
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "send to it: codexhost thread send %s --message TEXT\n", res.Thread.ID)
+}

@@ -1,0 +1,116 @@
+package keymap
+
+import "github.com/charmbracelet/bubbles/key"
+
+// Action is one named binding: its config name ("thread.archive"), scope, and the subcommands
+// that do the same headlessly. Navigation keys have no subcommand.
+type Action struct {
+	Name     string
+	Scope    string
+	Binding  *key.Binding
+	Commands []string // cobra command paths, e.g. "thread send"; empty for navigation
+}
+
+// Scope names, as used in config.toml [keys] ("scope.action").
+const (
+	ScopeGlobal     = "global"
+	ScopeThread     = "thread"
+	ScopeList       = "list"
+	ScopeFleet      = "fleet"
+	ScopeTranscript = "transcript"
+	ScopeLineage    = "lineage"
+	ScopeDialog     = "dialog"
+	ScopeInput      = "input"
+)
+
+// Actions lists every binding of km with pointers into km, so a caller may rebind through it.
+// The order is the help view's.
+func (km *KeyMap) Actions() []Action {
+	g, t, l, f, tr, ln, d, in := &km.Global, &km.Thread, &km.List, &km.Fleet, &km.Transcript, &km.Lineage, &km.Dialog, &km.Input
+	a := func(scope, name string, b *key.Binding, cmds ...string) Action {
+		return Action{Name: scope + "." + name, Scope: scope, Binding: b, Commands: cmds}
+	}
+	return []Action{
+		a(ScopeGlobal, "quit", &g.Quit),
+		a(ScopeGlobal, "forceQuit", &g.ForceQuit),
+		a(ScopeGlobal, "help", &g.Help),
+		a(ScopeGlobal, "nextPane", &g.NextPane),
+		a(ScopeGlobal, "prevPane", &g.PrevPane),
+		a(ScopeGlobal, "fleet", &g.Fleet, "sessions", "hosts"),
+		a(ScopeGlobal, "transcript", &g.Transcript, "transcript", "thread read"),
+		a(ScopeGlobal, "lineage", &g.Lineage, "lineage"),
+		a(ScopeGlobal, "watches", &g.Watches, "thread watches"),
+		a(ScopeGlobal, "undeliverable", &g.Undeliverable, "thread watches"),
+		a(ScopeGlobal, "open", &g.Open, "transcript", "thread read"),
+		a(ScopeGlobal, "refresh", &g.Refresh, "hosts", "sessions"),
+		a(ScopeGlobal, "suspend", &g.Suspend),
+
+		a(ScopeThread, "archive", &t.Archive, "archive"),
+		a(ScopeThread, "send", &t.Send, "thread send"),
+		a(ScopeThread, "delegate", &t.Delegate, "delegate start"),
+		a(ScopeThread, "watch", &t.Watch, "thread watch"),
+		a(ScopeThread, "cancel", &t.Cancel, "thread cancel"),
+
+		a(ScopeList, "up", &l.Up),
+		a(ScopeList, "down", &l.Down, "sessions"),
+		a(ScopeList, "pageUp", &l.PageUp),
+		a(ScopeList, "pageDown", &l.PageDown, "sessions"),
+		a(ScopeList, "top", &l.Top),
+		a(ScopeList, "bottom", &l.Bottom),
+		a(ScopeList, "select", &l.Select, "transcript", "thread read"),
+
+		a(ScopeFleet, "search", &f.Search, "sessions"),
+		a(ScopeFleet, "clearSearch", &f.ClearSearch),
+
+		a(ScopeTranscript, "up", &tr.Up, "transcript"),
+		a(ScopeTranscript, "down", &tr.Down),
+		a(ScopeTranscript, "pageUp", &tr.PageUp, "transcript"),
+		a(ScopeTranscript, "pageDown", &tr.PageDown),
+		a(ScopeTranscript, "top", &tr.Top),
+		a(ScopeTranscript, "follow", &tr.Follow, "transcript", "thread read"),
+
+		a(ScopeLineage, "expand", &ln.Expand),
+		a(ScopeLineage, "collapse", &ln.Collapse),
+		a(ScopeLineage, "toggle", &ln.Toggle),
+
+		a(ScopeDialog, "confirm", &d.Confirm),
+		a(ScopeDialog, "cancel", &d.Cancel),
+
+		a(ScopeInput, "submit", &in.Submit),
+		a(ScopeInput, "cancel", &in.Cancel),
+		a(ScopeInput, "nextField", &in.NextField),
+		a(ScopeInput, "prevField", &in.PrevField),
+		a(ScopeInput, "nextPick", &in.NextPick),
+		a(ScopeInput, "prevPick", &in.PrevPick),
+	}
+}
+
+// IsNavigation reports whether an action only moves through the app's own view and so needs
+// no subcommand; every other action must name one.
+func IsNavigation(name string) bool { return navigation[name] }
+
+var navigation = map[string]bool{
+	"global.quit": true, "global.forceQuit": true, "global.help": true, "global.nextPane": true,
+	"global.prevPane": true, "global.suspend": true,
+	"list.up": true, "list.pageUp": true, "list.top": true, "list.bottom": true,
+	"fleet.clearSearch": true,
+	"transcript.down":   true, "transcript.pageDown": true, "transcript.top": true,
+	"lineage.expand": true, "lineage.collapse": true, "lineage.toggle": true,
+	"dialog.confirm": true, "dialog.cancel": true,
+	"input.submit": true, "input.cancel": true, "input.nextField": true, "input.prevField": true,
+	"input.nextPick": true, "input.prevPick": true,
+}
+
+// activeTogether lists the scopes whose keys are live at the same moment; a key bound twice
+// within one of these groups would shadow one of its actions.
+var activeTogether = []struct {
+	where  string
+	scopes []string
+	extra  []string // single actions of other scopes that are also live
+}{
+	{"the fleet pane", []string{ScopeGlobal, ScopeThread, ScopeList, ScopeFleet}, nil},
+	{"the transcript pane", []string{ScopeGlobal, ScopeThread, ScopeTranscript}, nil},
+	{"the lineage pane", []string{ScopeGlobal, ScopeThread, ScopeList, ScopeLineage}, nil},
+	{"a dialog", []string{ScopeDialog}, []string{"global.forceQuit"}},
+	{"a form", []string{ScopeInput}, []string{"global.forceQuit"}},
+}

@@ -1,0 +1,291 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/codexhost/codexhost/model"
+)
+
+// pane is what the root routes to and lays out.
+type pane interface {
+	help.KeyMap
+	Init() tea.Cmd
+	Update(tea.Msg) tea.Cmd
+	View() string     // exactly the size SetSize gave
+	SetSize(w, h int) // the root owns the layout; panes never read the terminal
+	SetFocused(bool)
+	Title() string
+	Selected() (threadRef, bool) // the thread the thread keys act on
+	Capturing() bool             // a text input in the pane has the keyboard
+}
+
+// applier is a message that changes the root itself: action results and requests to it.
+type applier interface{ apply(a *App) tea.Cmd }
+
+// App is the root model: it routes messages and keys and lays the panes out.
+type App struct {
+	c *common
+
+	w, h     int
+	compact  bool
+	tooSmall bool
+	rects    [paneCount]rect
+	shown    [paneCount]bool
+
+	focus  paneID
+	detail paneID // the pane the compact layout shows beside the fleet
+	panes  [paneCount]pane
+
+	fleet      *fleetPane
+	transcript *transcriptPane
+	lineage    *lineagePane
+	watches    *listPane[model.Watch]
+	undeliv    *listPane[model.Watch]
+
+	status   *statusBar
+	confirm  *confirmDialog
+	form     *formDialog
+	help     help.Model
+	showHelp bool
+	helpOff  int
+
+	evCursor   string // the operator client's event log, read up to here
+	evReady    bool
+	evFetching bool
+	evAgain    bool
+	lost       bool // the connection was lost since the last connect
+}
+
+// New builds the app. Options left zero get working defaults.
+func New(o Options) *App {
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 15 * time.Second
+	}
+	keys, st := o.Keys, o.Styles
+	c := &common{ctx: o.Context, rt: o.Runtime, lineage: o.Lineage, keys: &keys, st: &st, profile: o.Profile,
+		now: o.Now, timeout: o.Timeout, grace: o.Grace, debounce: o.Debounce, client: o.Client, cwd: o.Cwd, plain: o.Plain, loc: o.Location}
+	a := &App{c: c, detail: paneTranscript}
+	a.fleet = newFleetPane(c)
+	a.transcript = newTranscriptPane(c)
+	a.lineage = newLineagePane(c)
+	a.watches = newListPane(c, paneWatches, watchingSpec())
+	a.undeliv = newListPane(c, paneUndeliverable, undeliverableSpec())
+	a.panes = [paneCount]pane{a.fleet, a.transcript, a.lineage, a.watches, a.undeliv}
+	a.status = newStatusBar(c, o.Endpoint)
+	a.confirm = &confirmDialog{c: c}
+	a.form = &formDialog{c: c}
+	a.help = help.New()
+	a.help.Styles.ShortKey, a.help.Styles.ShortDesc = st.HelpKey, st.HelpDesc
+	a.help.Styles.ShortSeparator, a.help.Styles.Ellipsis = st.Muted, st.Muted
+	a.panes[a.focus].SetFocused(true)
+	return a
+}
+
+func (a *App) Init() tea.Cmd {
+	cmds := []tea.Cmd{a.readClientEvents(true)}
+	for _, p := range a.panes {
+		cmds = append(cmds, p.Init())
+	}
+	return tea.Batch(cmds...)
+}
+
+func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		a.w, a.h = msg.Width, msg.Height
+		a.layout()
+		return a, a.broadcast(msg)
+	case tea.KeyMsg:
+		return a, a.handleKey(msg)
+	case paneMsg:
+		return a, a.panes[msg.to].Update(msg.inner)
+	case spinner.TickMsg:
+		return a, a.status.Update(msg)
+	case applier:
+		return a, msg.apply(a)
+	}
+	return a, a.broadcast(msg)
+}
+
+// broadcast hands a message to every pane; each ignores what is not its own.
+func (a *App) broadcast(msg tea.Msg) tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(a.panes))
+	for _, p := range a.panes {
+		cmds = append(cmds, p.Update(msg))
+	}
+	return tea.Batch(cmds...)
+}
+
+// handleKey gives a key to the first layer that wants it: an open dialog takes every key,
+// then a form, the help view, a pane's text input, the global keys, the thread keys, and
+// last the focused pane.
+func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
+	km := a.c.keys
+	if key.Matches(k, km.Global.ForceQuit) {
+		return tea.Quit
+	}
+	if a.tooSmall && a.w > 0 {
+		if key.Matches(k, km.Global.Quit) {
+			return tea.Quit
+		}
+		return nil
+	}
+	if a.confirm.open {
+		done, res := a.confirm.HandleKey(k)
+		switch {
+		case !done:
+			return nil
+		case res.ok:
+			return a.perform(res.act)
+		}
+		a.status.set(levelInfo, "cancelled: "+res.act.label())
+		return nil
+	}
+	if a.form.open {
+		act, _, cmd := a.form.HandleKey(k)
+		if act != nil {
+			return tea.Batch(cmd, a.perform(act))
+		}
+		return cmd
+	}
+	if a.showHelp {
+		switch {
+		case key.Matches(k, km.List.Down):
+			a.helpOff++
+		case key.Matches(k, km.List.Up):
+			a.helpOff = max(a.helpOff-1, 0)
+		default:
+			a.showHelp = false
+		}
+		return nil
+	}
+	p := a.panes[a.focus]
+	if p.Capturing() {
+		return p.Update(k)
+	}
+	switch {
+	case key.Matches(k, km.Global.Quit):
+		return tea.Quit
+	case key.Matches(k, km.Global.Help):
+		a.showHelp, a.helpOff = true, 0
+	case key.Matches(k, km.Global.NextPane):
+		a.cycle(1)
+	case key.Matches(k, km.Global.PrevPane):
+		a.cycle(-1)
+	case key.Matches(k, km.Global.Fleet):
+		a.setFocus(paneFleet)
+	case key.Matches(k, km.Global.Transcript):
+		a.setFocus(paneTranscript)
+	case key.Matches(k, km.Global.Lineage):
+		a.setFocus(paneLineage)
+	case key.Matches(k, km.Global.Watches):
+		a.setFocus(paneWatches)
+	case key.Matches(k, km.Global.Undeliverable):
+		a.setFocus(paneUndeliverable)
+	case key.Matches(k, km.Global.Open):
+		return a.openForm()
+	case key.Matches(k, km.Global.Refresh):
+		return a.refreshAll()
+	case key.Matches(k, km.Global.Suspend):
+		return tea.Suspend
+	default:
+		if cmd, ok := a.threadKey(k); ok {
+			return cmd
+		}
+		return p.Update(k)
+	}
+	return nil
+}
+
+func (a *App) refreshAll() tea.Cmd {
+	return tea.Batch(a.fleet.reload(), a.watches.reload(), a.undeliv.reload(), a.transcript.refresh(), a.lineage.reload())
+}
+
+func (a *App) View() string {
+	if a.w <= 0 || a.h <= 0 {
+		return "loading…"
+	}
+	if a.tooSmall {
+		return a.tooSmallView()
+	}
+	bodyH := a.h - 2
+	var body []string
+	if a.showHelp {
+		lines := helpLines(a.c, a.w)
+		a.helpOff = max(0, min(a.helpOff, len(lines)-bodyH))
+		body = fitLines(lines[a.helpOff:], a.w, bodyH)
+	} else {
+		body = a.compose(bodyH)
+	}
+	switch {
+	case a.confirm.open:
+		body = a.overlay(body, a.confirm.View(a.w-4))
+	case a.form.open:
+		body = a.overlay(body, a.form.View(a.w-4))
+	}
+	body = append(body, a.status.View(a.w), a.footer())
+	return strings.Join(body, "\n")
+}
+
+func (a *App) footer() string {
+	km := a.c.keys
+	var b []key.Binding
+	switch {
+	case a.confirm.open:
+		b = a.confirm.ShortHelp()
+	case a.form.open:
+		b = a.form.ShortHelp()
+	case a.showHelp:
+		closeKey := km.Global.Help
+		closeKey.SetHelp("any key", "close help")
+		b = []key.Binding{navHelp(km.List.Up, km.List.Down, "scroll"), closeKey}
+	default:
+		p := a.panes[a.focus]
+		b = p.ShortHelp()
+		if !p.Capturing() {
+			if _, ok := p.Selected(); ok {
+				t := km.Thread
+				b = append(b, t.Send, t.Delegate, t.Watch, t.Cancel, t.Archive)
+			}
+			b = append(b, km.Global.NextPane, km.Global.Open, km.Global.Help, km.Global.Quit)
+		}
+	}
+	a.help.Width = a.w
+	return pad(a.help.ShortHelpView(b), a.w)
+}
+
+func (a *App) tooSmallView() string {
+	st := a.c.st
+	lines := []string{
+		st.Danger.Render(st.G.Danger + "terminal too small"),
+		"this one is " + itoa(a.w) + "×" + itoa(a.h) + "; codexhost needs at least " + itoa(minWidth) + "×" + itoa(minHeight),
+		st.Muted.Render("enlarge the window, or press " + a.c.keys.Global.Quit.Help().Key + " to quit"),
+	}
+	top := max((a.h-len(lines))/2, 0)
+	out := make([]string, 0, a.h)
+	for range top {
+		out = append(out, "")
+	}
+	for _, l := range lines {
+		for _, wl := range wrap(l, a.w) {
+			out = append(out, padLeft(wl, (a.w+ansiWidth(wl))/2))
+		}
+	}
+	return strings.Join(fitLines(out, a.w, a.h), "\n")
+}

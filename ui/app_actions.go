@@ -1,0 +1,514 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+// Actions are typed values; the dialogs hand them back and perform turns them into runtime
+// calls. Each calls the same method as the subcommand it mirrors.
+type action interface{ label() string }
+
+// Each action names the subcommand that does the same.
+type (
+	// archive T --confirm-no-other-runner
+	archiveAction struct{ ref threadRef }
+	// thread cancel T
+	cancelAction struct{ ref threadRef }
+	// thread send T --message TEXT
+	sendAction struct {
+		ref  threadRef
+		text string
+	}
+	// delegate start
+	delegateAction struct{ p api.DelegateStartParams }
+	// thread watch T
+	watchAction struct {
+		ref threadRef
+		p   api.ThreadWatchParams
+	}
+	// transcript T / thread read T
+	openAction struct{ id string }
+)
+
+func (a archiveAction) label() string  { return "archiving " + a.ref.name() }
+func (a cancelAction) label() string   { return "cancelling the turn of " + a.ref.name() }
+func (a sendAction) label() string     { return "sending to " + a.ref.name() }
+func (a delegateAction) label() string { return "delegating to " + a.p.Harness }
+func (a watchAction) label() string    { return "watching " + a.ref.name() }
+func (a openAction) label() string     { return "opening " + shortID(a.id) }
+
+// Results of the actions; each applies itself to the root.
+type (
+	archiveCheckedMsg struct {
+		job  int
+		ref  threadRef
+		info *model.ThreadInfo
+		err  error
+	}
+	archiveDoneMsg struct {
+		job int
+		ref threadRef
+		res api.CatalogArchiveResult
+		err error
+	}
+	cancelDoneMsg struct {
+		job int
+		ref threadRef
+		res api.ThreadCancelResult
+		err error
+	}
+	sendDoneMsg struct {
+		job int
+		ref threadRef
+		res api.ThreadSendResult
+		err error
+	}
+	delegateDoneMsg struct {
+		job    int
+		parent string
+		res    api.DelegateStartResult
+		err    error
+	}
+	watchDoneMsg struct {
+		job int
+		ref threadRef
+		res api.WatchResult
+		err error
+	}
+	openResolvedMsg struct {
+		job  int
+		id   string
+		info *model.ThreadInfo
+		err  error
+	}
+	harnessesLoadedMsg struct {
+		seq int
+		res api.HarnessListResult
+		err error
+	}
+	clientEventsMsg struct {
+		initial bool
+		cursor  string
+		events  []model.ClientEvent
+		err     error
+	}
+)
+
+// perform runs an action as a command and shows it in the status bar while it runs.
+func (a *App) perform(act action) tea.Cmd {
+	job, tick := a.status.start(act.label())
+	c := a.c
+	var run tea.Cmd
+	switch act := act.(type) {
+	case archiveAction:
+		p := api.CatalogArchiveParams{Thread: act.ref.ID, Host: act.ref.Host, ConfirmNoOtherRunner: true}
+		run = func() tea.Msg {
+			var res api.CatalogArchiveResult
+			err := c.call(api.MethodCatalogArchive, p, &res)
+			return archiveDoneMsg{job: job, ref: act.ref, res: res, err: err}
+		}
+	case cancelAction:
+		run = func() tea.Msg {
+			var res api.ThreadCancelResult
+			err := c.call(api.MethodThreadCancel, api.ThreadCancelParams{Thread: act.ref.ID}, &res)
+			return cancelDoneMsg{job: job, ref: act.ref, res: res, err: err}
+		}
+	case sendAction:
+		run = func() tea.Msg {
+			var res api.ThreadSendResult
+			err := c.call(api.MethodThreadSend, api.ThreadSendParams{Thread: act.ref.ID, Message: act.text}, &res)
+			return sendDoneMsg{job: job, ref: act.ref, res: res, err: err}
+		}
+	case delegateAction:
+		run = func() tea.Msg {
+			var res api.DelegateStartResult
+			err := c.call(api.MethodDelegateStart, act.p, &res)
+			return delegateDoneMsg{job: job, parent: act.p.Caller.ParentThread, res: res, err: err}
+		}
+	case watchAction:
+		run = func() tea.Msg {
+			var res api.WatchResult
+			err := c.call(api.MethodThreadWatch, act.p, &res)
+			return watchDoneMsg{job: job, ref: act.ref, res: res, err: err}
+		}
+	case openAction:
+		run = func() tea.Msg {
+			var res api.ThreadReadResult
+			err := c.call(api.MethodThreadRead, api.ThreadReadParams{Thread: act.id}, &res)
+			msg := openResolvedMsg{job: job, id: act.id, err: err}
+			if err == nil {
+				msg.info = &res.Thread
+			}
+			return msg
+		}
+	default:
+		a.status.done(job)
+		return nil
+	}
+	return tea.Batch(tick, run)
+}
+
+// threadKey handles the keys that act on the focused pane's thread.
+func (a *App) threadKey(k tea.KeyMsg) (tea.Cmd, bool) {
+	t := a.c.keys.Thread
+	if !key.Matches(k, t.Archive, t.Send, t.Delegate, t.Watch, t.Cancel) {
+		return nil, false
+	}
+	ref, ok := a.panes[a.focus].Selected()
+	if !ok {
+		if key.Matches(k, t.Delegate) {
+			return a.delegateForm(nil), true
+		}
+		return status(levelError, "select a thread first (fleet, transcript or lineage pane)"), true
+	}
+	switch {
+	case key.Matches(k, t.Archive):
+		return a.checkArchive(ref), true
+	case key.Matches(k, t.Send):
+		return a.sendForm(ref), true
+	case key.Matches(k, t.Delegate):
+		return a.delegateForm(&ref), true
+	case key.Matches(k, t.Watch):
+		return a.watchForm(ref), true
+	case key.Matches(k, t.Cancel):
+		a.confirm.Show("Cancel the running turn?", []string{
+			fmt.Sprintf("Interrupt the active turn of %s (%s)?", ref.name(), statusWords(ref.Status, ref.Waiting)),
+			"The turn ends as interrupted; the thread stays and takes new messages.",
+		}, "cancel the turn", cancelAction{ref: ref}, true, false)
+		return nil, true
+	}
+	return nil, false
+}
+
+// checkArchive reads the thread again before asking, so the dialog shows its current status.
+// The dialog then opens from a reply, not from a key, and so ignores keys for a moment.
+func (a *App) checkArchive(ref threadRef) tea.Cmd {
+	if !ref.catalog() {
+		return status(levelError, fmt.Sprintf("archive: %s runs on harness %q; only native Codex sessions of a catalog host can be archived", ref.name(), ref.Harness))
+	}
+	job, tick := a.status.start("checking " + ref.name())
+	c := a.c
+	return tea.Batch(tick, func() tea.Msg {
+		var res api.ThreadReadResult
+		err := c.call(api.MethodThreadRead, api.ThreadReadParams{Thread: ref.ID}, &res)
+		msg := archiveCheckedMsg{job: job, ref: ref, err: err}
+		if err == nil {
+			msg.info = &res.Thread
+		}
+		return msg
+	})
+}
+
+func (a *App) sendForm(ref threadRef) tea.Cmd {
+	f := a.c.textField("message", "message", "", "what to tell the thread")
+	note := fmt.Sprintf("Starts a turn on %s (%s). A thread that is running refuses it (THREAD_BUSY); nothing is queued.",
+		ref.name(), statusWords(ref.Status, ref.Waiting))
+	return a.form.Show("Send a message", note, []*formField{f}, func(v map[string]string) (action, error) {
+		if v["message"] == "" {
+			return nil, errors.New("write a message first")
+		}
+		return sendAction{ref: ref, text: v["message"]}, nil
+	})
+}
+
+func (a *App) delegateForm(parent *threadRef) tea.Cmd {
+	c := a.c
+	par, cwd := "", c.cwd
+	if parent != nil {
+		par = parent.ID
+		if parent.Cwd != "" {
+			cwd = parent.Cwd
+		}
+	}
+	fields := []*formField{
+		choiceField("harness", "harness"),
+		c.textField("task", "task", "", "what the child thread should do"),
+		c.textField("refs", "refs", "", "URIs of related material, separated by spaces (optional)"),
+		c.textField("parent", "parent", par, "delegating thread (empty: you, as client "+c.client+")"),
+		c.textField("cwd", "cwd", cwd, "working directory of the child"),
+	}
+	cmd := a.form.Show("Delegate", "Starts a child thread on a harness and records who delegated it.", fields,
+		func(v map[string]string) (action, error) {
+			switch {
+			case v["harness"] == "":
+				return nil, errors.New("pick a harness")
+			case v["task"] == "":
+				return nil, errors.New("write the task")
+			}
+			if v["parent"] != "" {
+				if _, err := model.ParseThreadID(v["parent"]); err != nil {
+					return nil, err
+				}
+			}
+			p := api.DelegateStartParams{
+				Caller:  api.CallerHint{ParentThread: v["parent"], Cwd: c.cwd},
+				Harness: v["harness"], Task: v["task"], Refs: strings.Fields(v["refs"]), Cwd: v["cwd"],
+			}
+			return delegateAction{p: p}, nil
+		})
+	seq := a.form.seq
+	load := func() tea.Msg {
+		var res api.HarnessListResult
+		err := c.call(api.MethodHarnessList, nil, &res)
+		return harnessesLoadedMsg{seq: seq, res: res, err: err}
+	}
+	return tea.Batch(cmd, load)
+}
+
+func (a *App) watchForm(ref threadRef) tea.Cmd {
+	c := a.c
+	fields := []*formField{
+		c.textField("notify", "notify", "", "client:"+c.client+" (you), or a thread id"),
+		c.textField("timeout", "timeout", "", "how long to watch, e.g. 45m or 2h (default 30m)"),
+	}
+	note := fmt.Sprintf("Notifies once when %s stops: completed, failed, interrupted, or when the timeout passes.", ref.name())
+	return a.form.Show("Watch a thread", note, fields, func(v map[string]string) (action, error) {
+		p := api.ThreadWatchParams{Caller: api.CallerHint{Cwd: c.cwd}, Thread: ref.ID, Notify: v["notify"]}
+		if v["timeout"] != "" {
+			d, err := time.ParseDuration(v["timeout"])
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("timeout: give a duration such as 45m or 2h, not %q", v["timeout"])
+			}
+			p.TimeoutMs = d.Milliseconds()
+		}
+		return watchAction{ref: ref, p: p}, nil
+	})
+}
+
+func (a *App) openForm() tea.Cmd {
+	f := a.c.textField("thread", "thread", "", "id or codex://threads/<id>")
+	return a.form.Show("Open a thread", "", []*formField{f}, func(v map[string]string) (action, error) {
+		id, err := model.ParseThreadID(v["thread"])
+		if err != nil {
+			return nil, err
+		}
+		return openAction{id: string(id)}, nil
+	})
+}
+
+// readClientEvents reads the operator client's event log: to its end at start (old
+// notifications were already seen), then what is new each time the runtime says so.
+func (a *App) readClientEvents(initial bool) tea.Cmd {
+	if a.c.client == "" {
+		return nil
+	}
+	if !initial {
+		if !a.evReady || a.evFetching {
+			a.evAgain = a.evFetching
+			return nil
+		}
+	}
+	a.evFetching = true
+	c, after := a.c, a.evCursor
+	return func() tea.Msg {
+		msg := clientEventsMsg{initial: initial, cursor: after}
+		for range 100 {
+			var res api.ClientEventsResult
+			if err := c.call(api.MethodClientEvents, api.ClientEventsParams{After: msg.cursor, Limit: 100}, &res); err != nil {
+				msg.err = err
+				return msg
+			}
+			if len(res.Events) == 0 {
+				return msg
+			}
+			if !initial {
+				msg.events = append(msg.events, res.Events...)
+			}
+			if res.NextCursor != "" {
+				msg.cursor = res.NextCursor
+			}
+		}
+		return msg
+	}
+}
+
+func (m clientEventsMsg) apply(a *App) tea.Cmd {
+	a.evFetching = false
+	if m.err != nil {
+		if !m.initial {
+			a.status.set(levelError, "client events: "+errText(m.err))
+		}
+		return nil
+	}
+	a.evCursor, a.evReady = m.cursor, true
+	if n := len(m.events); n > 0 {
+		e := m.events[n-1]
+		text := fmt.Sprintf("notified: %s %s", shortID(string(e.Thread)), oneLine(e.Result))
+		if e.Reason != "" {
+			text += " (" + oneLine(e.Reason) + ")"
+		}
+		if n > 1 {
+			text += fmt.Sprintf(" (+%d more)", n-1)
+		}
+		a.status.set(levelOK, text)
+	}
+	if a.evAgain {
+		a.evAgain = false
+		return a.readClientEvents(false)
+	}
+	return nil
+}
+
+func (m eventMsg) apply(a *App) tea.Cmd {
+	cmds := []tea.Cmd{a.broadcast(m)}
+	if m.ev.Type == api.EventClientLog && m.ev.Thread == a.c.client {
+		cmds = append(cmds, a.readClientEvents(false))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m connStateMsg) apply(a *App) tea.Cmd {
+	s := a.status
+	if !m.connected {
+		s.connected, s.connErr = false, ""
+		if m.err != nil {
+			s.connErr = errText(m.err)
+		}
+		a.lost = true
+		return nil
+	}
+	s.connected, s.connErr, s.endpoint = true, "", m.endpoint
+	if !a.lost {
+		return nil
+	}
+	a.lost = false
+	s.set(levelOK, "reconnected to the runtime")
+	a.evReady = false
+	return tea.Batch(a.refreshAll(), a.readClientEvents(true))
+}
+
+func (m statusMsg) apply(a *App) tea.Cmd { a.status.set(m.level, m.text); return nil }
+
+func (m hostsHealthMsg) apply(a *App) tea.Cmd { a.status.hosts = m.hosts; return nil }
+
+func (m threadSelectedMsg) apply(a *App) tea.Cmd {
+	cmds := []tea.Cmd{a.transcript.Show(m.ref), a.lineage.Show(m.ref)}
+	if m.focus {
+		a.setFocus(paneTranscript)
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m openThreadMsg) apply(a *App) tea.Cmd { return a.perform(openAction{id: m.id}) }
+
+func (m openResolvedMsg) apply(a *App) tea.Cmd {
+	a.status.done(m.job)
+	var ref threadRef
+	switch {
+	case m.err == nil:
+		ref = a.c.refFromInfo(*m.info)
+	case model.IsCode(m.err, model.CodeThreadNotFound) && a.c.defaultHost != "":
+		// Not a thread of this runtime: it may still be a session of the catalog.
+		ref = threadRef{ID: m.id, Host: a.c.defaultHost, Harness: model.NativeHarness}
+	default:
+		a.status.set(levelError, "open "+shortID(m.id)+": "+errText(m.err))
+		return nil
+	}
+	return threadSelectedMsg{ref: ref, focus: true}.apply(a)
+}
+
+func (m harnessesLoadedMsg) apply(a *App) tea.Cmd {
+	var names []string
+	for _, h := range m.res.Harnesses {
+		names = append(names, h.Name)
+	}
+	e := ""
+	if m.err != nil {
+		e = errText(m.err)
+	}
+	a.form.SetChoices(m.seq, "harness", names, e)
+	return nil
+}
+
+func (m archiveCheckedMsg) apply(a *App) tea.Cmd {
+	a.status.done(m.job)
+	ref := m.ref
+	fresh := "as last listed"
+	if m.info != nil {
+		ref.Status, ref.Waiting = m.info.Status, m.info.WaitingOnApproval
+		fresh = "just read"
+	}
+	lines := []string{
+		fmt.Sprintf("Archive %s on %s? Status %s: %s.", ref.name(), ref.Host, fresh, statusWords(ref.Status, ref.Waiting)),
+		"Archiving closes the session for every Codex client. Codex cannot tell whether another client (Codex Desktop, a CLI, another runtime) still runs it: confirm only if none does.",
+	}
+	if ref.Status == model.ThreadActive {
+		lines = append(lines, a.c.st.G.Danger+"It is running a turn now; the runtime will refuse to archive it.")
+	}
+	if m.err != nil {
+		lines = append(lines, "Could not read it again: "+errText(m.err))
+	}
+	a.confirm.Show("Archive session?", lines, "archive", archiveAction{ref: ref}, true, true)
+	return nil
+}
+
+func (m archiveDoneMsg) apply(a *App) tea.Cmd {
+	a.status.done(m.job)
+	if m.err != nil {
+		a.status.set(levelError, "archive "+m.ref.name()+": "+errText(m.err))
+		return nil
+	}
+	a.status.set(levelOK, "archived "+m.ref.name()+" on "+m.res.Host)
+	return a.broadcast(threadChangedMsg{id: m.ref.ID, archived: true})
+}
+
+func (m cancelDoneMsg) apply(a *App) tea.Cmd {
+	a.status.done(m.job)
+	if m.err != nil {
+		a.status.set(levelError, "cancel "+m.ref.name()+": "+errText(m.err))
+		return nil
+	}
+	a.status.set(levelOK, "cancelled turn "+shortID(m.res.TurnID)+" of "+m.ref.name())
+	return a.broadcast(threadChangedMsg{id: m.ref.ID})
+}
+
+func (m sendDoneMsg) apply(a *App) tea.Cmd {
+	a.status.done(m.job)
+	if m.err != nil {
+		a.status.set(levelError, "send to "+m.ref.name()+": "+errText(m.err))
+		return nil
+	}
+	a.status.set(levelOK, "sent to "+m.ref.name()+": turn "+shortID(m.res.TurnID))
+	return a.broadcast(threadChangedMsg{id: m.ref.ID})
+}
+
+func (m delegateDoneMsg) apply(a *App) tea.Cmd {
+	a.status.done(m.job)
+	if m.err != nil {
+		a.status.set(levelError, "delegate: "+errText(m.err))
+		return nil
+	}
+	t := m.res.Thread
+	verb := "delegated"
+	if m.res.Existing {
+		verb = "already delegated"
+	}
+	a.status.set(levelOK, fmt.Sprintf("%s to %s: %s", verb, t.Harness, t.ID))
+	return a.broadcast(threadChangedMsg{id: t.ID, created: true, parent: m.parent})
+}
+
+func (m watchDoneMsg) apply(a *App) tea.Cmd {
+	a.status.done(m.job)
+	if m.err != nil {
+		a.status.set(levelError, "watch "+m.ref.name()+": "+errText(m.err))
+		return nil
+	}
+	switch {
+	case m.res.State == "alreadyTerminal":
+		a.status.set(levelOK, fmt.Sprintf("%s has already stopped (%s); nothing to watch", m.ref.name(), m.res.Status))
+	case m.res.Watch != nil:
+		a.status.set(levelOK, fmt.Sprintf("watching %s; %s is notified when it stops", m.ref.name(), m.res.Watch.Notify))
+	default:
+		a.status.set(levelOK, "watching "+m.ref.name())
+	}
+	return a.broadcast(watchAddedMsg{})
+}

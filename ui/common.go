@@ -1,0 +1,306 @@
+// Package ui is the terminal app: panes over the runtime API, a root model that routes
+// messages and lays the panes out, and dialogs for the actions. Every runtime call runs in a
+// command with a timeout; the panes never block Update.
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"github.com/codexhost/codexhost/keymap"
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/themes"
+)
+
+// Runtime is the app's side of the runtime API; *api.Client satisfies it.
+type Runtime interface {
+	Call(ctx context.Context, method string, params, out any) error
+}
+
+// LineageFunc reads the delegation tree around a thread (the `lineage` command's walk).
+type LineageFunc func(ctx context.Context, thread string) (Lineage, error)
+
+// Lineage is the delegation tree around Focus, root first, parents before their children.
+type Lineage struct {
+	Focus     string
+	Root      string
+	Nodes     []LineageNode
+	Truncated bool
+}
+
+// LineageNode is one thread of a lineage.
+type LineageNode struct {
+	Thread   model.ThreadInfo
+	Parent   string
+	Children []string
+	Err      string // the thread could not be read; Thread holds only its id
+}
+
+// Options configure the app.
+type Options struct {
+	Context  context.Context // ends every runtime call when the app stops
+	Runtime  Runtime
+	Lineage  LineageFunc
+	Keys     keymap.KeyMap
+	Styles   themes.Styles
+	Profile  termenv.Profile // colour profile of markdown output
+	Endpoint string          // shown in the status bar
+	Client   string          // the operator client the app connects as; its notifications show
+	Cwd      string          // the working directory delegations default to
+	Now      func() time.Time
+	Timeout  time.Duration  // bound of every runtime call
+	Grace    time.Duration  // how long a dialog opened by an async result ignores keys
+	Debounce time.Duration  // how long the fleet cursor rests before the selection loads
+	Plain    bool           // no markdown rendering of assistant text
+	Location *time.Location // times are shown in it; default the local zone
+}
+
+// common is what every pane shares, by pointer. Commands capture values they need when they
+// are built; the only fields they read later (ctx, rt, lineage, timeout) never change.
+type common struct {
+	ctx      context.Context
+	rt       Runtime
+	lineage  LineageFunc
+	keys     *keymap.KeyMap
+	st       *themes.Styles
+	profile  termenv.Profile
+	now      func() time.Time
+	timeout  time.Duration
+	grace    time.Duration
+	debounce time.Duration
+	client   string
+	cwd      string
+	plain    bool
+	loc      *time.Location
+
+	defaultHost string // the catalog's default host, once known; read and written in Update only
+}
+
+// call runs one runtime method with the app's timeout.
+func (c *common) call(method string, params, out any) error {
+	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
+	defer cancel()
+	return c.rt.Call(ctx, method, params, out)
+}
+
+// threadRef names a thread and how to read it: through the catalog of Host, or through
+// thread.read when Host is empty (threads of external harnesses).
+type threadRef struct {
+	ID      string
+	Host    string
+	Title   string
+	Status  string
+	Waiting bool
+	Cwd     string
+	Harness string
+}
+
+func (r threadRef) catalog() bool { return r.Host != "" }
+
+// name is how a prompt or the status bar calls the thread.
+func (r threadRef) name() string {
+	if r.Title != "" {
+		return fmt.Sprintf("%s %q", shortID(r.ID), truncate(r.Title, 40))
+	}
+	return shortID(r.ID)
+}
+
+// refFromInfo is the reference of a runtime thread: native ones are read through the catalog.
+func (c *common) refFromInfo(t model.ThreadInfo) threadRef {
+	r := threadRef{ID: t.ID, Title: clean(t.Title), Status: t.Status, Waiting: t.WaitingOnApproval, Cwd: clean(t.Cwd), Harness: t.Harness}
+	if t.Harness == model.NativeHarness {
+		r.Host = c.defaultHost
+	}
+	return r
+}
+
+// errText is the one-line form of an error for the status bar and panes.
+func errText(err error) string {
+	var me *model.Error
+	if errors.As(err, &me) {
+		s := string(me.Code) + ": " + me.Message
+		if me.Hint != "" {
+			s += " (" + me.Hint + ")"
+		}
+		return clean(s)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "the runtime did not answer in time"
+	}
+	return clean(err.Error())
+}
+
+// clean makes untrusted text safe to draw: escape sequences and control characters out,
+// tabs as spaces. Newlines stay.
+func clean(s string) string {
+	if s == "" {
+		return s
+	}
+	s = ansi.Strip(s)
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' && r != '\n' || r == 0x7f }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteString("    ")
+		case r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// oneLine is clean text on one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(clean(s)), " ")
+}
+
+// shortID shortens a UUID to its first 8 and last 2 characters.
+func shortID(id string) string {
+	if len(id) <= 12 {
+		return id
+	}
+	return id[:8] + "…" + id[len(id)-2:]
+}
+
+// truncate cuts s to width cells, with an ellipsis when it cut.
+func truncate(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	return ansi.Truncate(s, width, "…")
+}
+
+// pad fills s with spaces to exactly width cells, cutting it when longer.
+func pad(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	w := ansi.StringWidth(s)
+	if w > width {
+		s = ansi.Truncate(s, width, "…")
+		w = ansi.StringWidth(s)
+	}
+	if w < width {
+		s += strings.Repeat(" ", width-w)
+	}
+	return s
+}
+
+// padLeft right-aligns s in width cells.
+func padLeft(s string, width int) string {
+	w := ansi.StringWidth(s)
+	if w >= width {
+		return truncate(s, width)
+	}
+	return strings.Repeat(" ", width-w) + s
+}
+
+// fit makes text exactly w cells wide and h lines tall: what every pane's View returns, so
+// the layout never depends on a pane's good behaviour.
+func fit(text string, w, h int) string {
+	return strings.Join(fitLines(strings.Split(text, "\n"), w, h), "\n")
+}
+
+func fitLines(lines []string, w, h int) []string {
+	out := make([]string, h)
+	for i := range h {
+		if i < len(lines) {
+			out[i] = pad(lines[i], w)
+		} else {
+			out[i] = strings.Repeat(" ", max(w, 0))
+		}
+	}
+	return out
+}
+
+// wrap breaks clean text into lines of at most width cells.
+func wrap(s string, width int) []string {
+	if width < 1 {
+		width = 1
+	}
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		if para == "" {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, strings.Split(ansi.Wrap(para, width, ""), "\n")...)
+	}
+	return out
+}
+
+// age is how long ago t was, in one short word.
+func age(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	case d < 14*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+	case d < 365*24*time.Hour:
+		return fmt.Sprintf("%dw", int(d/(7*24*time.Hour)))
+	}
+	return fmt.Sprintf("%dy", int(d/(365*24*time.Hour)))
+}
+
+// badge is a thread status as glyph and word; the glyph alone when short is set.
+func (c *common) badge(status string, waiting bool, short bool) string {
+	st := c.st
+	var g, word string
+	var style = st.BadgeIdle
+	switch {
+	case waiting:
+		g, word, style = "◆", "waiting", st.BadgeWaiting
+	case status == model.ThreadActive:
+		g, word, style = "●", "active", st.BadgeActive
+	case status == model.ThreadIdle:
+		g, word, style = "○", "idle", st.BadgeIdle
+	case status == model.ThreadNotLoaded:
+		g, word, style = "◌", "notLoaded", st.BadgeStored
+	case status == model.ThreadSystemError || status == "error":
+		g, word, style = "✗", "error", st.BadgeError
+	case status == "":
+		g, word = "?", "unknown"
+	default:
+		g, word = "?", oneLine(status)
+	}
+	if short {
+		return style.Render(g)
+	}
+	return style.Render(pad(g+" "+word, badgeWidth))
+}
+
+// badgeWidth fits the longest badge, "◌ notLoaded".
+const badgeWidth = 11
+
+// statusWords is the long form of a status for prompts and headers.
+func statusWords(status string, waiting bool) string {
+	switch {
+	case waiting:
+		return status + ", waiting on approval"
+	case status == model.ThreadNotLoaded:
+		return "notLoaded: stored, activity unknown"
+	case status == "":
+		return "status unknown"
+	}
+	return status
+}
