@@ -141,6 +141,13 @@ func newClient(cfg Config) *Client {
 	return &Client{cfg: cfg, subs: map[*subscriber]struct{}{}, handlers: map[string]RequestHandler{}}
 }
 
+// request is an outgoing call; a struct rather than a map keeps encoding cheap.
+type request struct {
+	ID     int64  `json:"id"`
+	Method string `json:"method"`
+	Params any    `json:"params,omitempty"`
+}
+
 // Start spawns the App Server and completes the initialize handshake.
 func Start(ctx context.Context, cfg Config) (*Client, error) {
 	c := newClient(cfg)
@@ -417,11 +424,7 @@ func (p *process) call(ctx context.Context, method string, params any) (json.Raw
 	p.pending[id] = ch
 	p.pendingMu.Unlock()
 
-	msg := map[string]any{"id": id, "method": method}
-	if params != nil {
-		msg["params"] = params
-	}
-	if err := p.write(msg); err != nil {
+	if err := p.write(request{ID: id, Method: method, Params: params}); err != nil {
 		p.forget(id)
 		return nil, err
 	}
