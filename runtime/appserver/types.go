@@ -1,6 +1,9 @@
 package appserver
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // The types below follow the protocol's JSON Schema (`codex app-server generate-json-schema
 // --experimental`, codex 0.169.0), keeping only the fields codexhost uses. Objects that the
@@ -163,6 +166,24 @@ func (it *Item) UnmarshalJSON(b []byte) error {
 		it.Content = m.Content
 	}
 	return nil
+}
+
+// Time is when the item happened: its completion, else its start, else its turn's start.
+func (it Item) Time(t Turn) time.Time {
+	var ts struct {
+		StartedAtMs   *int64 `json:"startedAtMs"`
+		CompletedAtMs *int64 `json:"completedAtMs"`
+	}
+	_ = json.Unmarshal(it.Raw, &ts)
+	switch {
+	case ts.CompletedAtMs != nil:
+		return time.UnixMilli(*ts.CompletedAtMs).UTC()
+	case ts.StartedAtMs != nil:
+		return time.UnixMilli(*ts.StartedAtMs).UTC()
+	case t.StartedAt != nil:
+		return time.Unix(*t.StartedAt, 0).UTC()
+	}
+	return time.Time{}
 }
 
 // MarshalJSON writes the item as received.

@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -200,7 +199,7 @@ func projectTurn(t appserver.Turn) api.CatalogTurn {
 			continue
 		}
 		m.TurnID = t.ID
-		m.At = itemTime(it, t)
+		m.At = it.Time(t)
 		ct.Messages = append(ct.Messages, m)
 	}
 	return ct
@@ -212,21 +211,4 @@ func unixTime(sec *int64) *time.Time {
 	}
 	t := time.Unix(*sec, 0).UTC()
 	return &t
-}
-
-func itemTime(it appserver.Item, t appserver.Turn) time.Time {
-	var ts struct {
-		StartedAtMs   *int64 `json:"startedAtMs"`
-		CompletedAtMs *int64 `json:"completedAtMs"`
-	}
-	_ = json.Unmarshal(it.Raw, &ts)
-	switch {
-	case ts.CompletedAtMs != nil:
-		return time.UnixMilli(*ts.CompletedAtMs).UTC()
-	case ts.StartedAtMs != nil:
-		return time.UnixMilli(*ts.StartedAtMs).UTC()
-	case t.StartedAt != nil:
-		return time.Unix(*t.StartedAt, 0).UTC()
-	}
-	return time.Time{}
 }

@@ -212,27 +212,10 @@ func nativeMessages(t appserver.Turn) []model.Message {
 			continue // an image-only input or a message cut off before any text
 		}
 		m.TurnID = t.ID
-		m.At = nativeItemTime(it, t)
+		m.At = it.Time(t)
 		out = append(out, m)
 	}
 	return out
-}
-
-func nativeItemTime(it appserver.Item, t appserver.Turn) time.Time {
-	var ts struct {
-		StartedAtMs   *int64 `json:"startedAtMs"`
-		CompletedAtMs *int64 `json:"completedAtMs"`
-	}
-	_ = json.Unmarshal(it.Raw, &ts)
-	switch {
-	case ts.CompletedAtMs != nil:
-		return time.UnixMilli(*ts.CompletedAtMs).UTC()
-	case ts.StartedAtMs != nil:
-		return time.UnixMilli(*ts.StartedAtMs).UTC()
-	case t.StartedAt != nil:
-		return time.Unix(*t.StartedAt, 0).UTC()
-	}
-	return time.Time{}
 }
 
 // nativeCursor is where the next, older page of messages ends. The App Server pages turns, so
