@@ -63,7 +63,7 @@ func printHosts(w io.Writer, res api.CatalogHostsResult) {
 // process, where the host's connection parameters decide who is calling.
 
 // localClient is the name of the home's own operator client.
-const localClient = "local"
+const localClient = config.OperatorClient
 
 // operatorTokenFile holds the local client's token inside the home (0600).
 const operatorTokenFile = "operator.token"

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -29,13 +30,44 @@ func newServeCmd() *cobra.Command {
 				return err
 			}
 			defer host.Close()
-			if asJSON {
-				b, _ := json.Marshal(map[string]any{"endpoints": host.Endpoints(), "pid": os.Getpid()})
-				fmt.Fprintln(cmd.OutOrStdout(), string(b))
+			out := cmd.OutOrStdout()
+			announce := func(human string) {
+				if asJSON {
+					b, _ := json.Marshal(map[string]any{"role": host.Role(), "endpoints": host.Endpoints(), "pid": os.Getpid()})
+					fmt.Fprintln(out, string(b))
+					return
+				}
+				fmt.Fprintln(out, human)
+			}
+			endpoints := func() string { return strings.Join(host.Endpoints(), " and ") }
+			ctx, cancel := context.WithCancelCause(ctx)
+			defer cancel(nil)
+			if host.Role() == runtime.RoleFollower {
+				// Another runtime holds the home: this one forwards its listener's requests to
+				// it and takes the home over when it exits.
+				msg := "codexhost runtime following the runtime that holds the home (taking over when it exits)"
+				if eps := endpoints(); eps != "" {
+					msg += ", listening on " + eps
+				}
+				announce(msg)
+				go func() {
+					select {
+					case err := <-host.Promoted():
+						if err != nil {
+							cancel(err)
+							return
+						}
+						announce(fmt.Sprintf("codexhost runtime took over the home, listening on %s", endpoints()))
+					case <-ctx.Done():
+					}
+				}()
 			} else {
-				fmt.Fprintf(cmd.OutOrStdout(), "codexhost runtime listening on %s\n", strings.Join(host.Endpoints(), " and "))
+				announce(fmt.Sprintf("codexhost runtime listening on %s", endpoints()))
 			}
 			err = host.Serve(ctx)
+			if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+				return cause // taking over failed
+			}
 			if ctx.Err() != nil {
 				return nil // a signal is a clean stop
 			}
@@ -47,7 +79,7 @@ func newServeCmd() *cobra.Command {
 	return cmd
 }
 
-// openHost starts a runtime on the home with this binary as the harnesses' CLI.
+// openHost starts a runtime on the home, or a follower of the one holding it, with this binary as the harnesses' CLI.
 func openHost(ctx context.Context, listen string) (*runtime.Host, error) {
 	home, err := homeDir()
 	if err != nil {
@@ -57,5 +89,7 @@ func openHost(ctx context.Context, listen string) (*runtime.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runtime.Open(ctx, runtime.Options{Home: home, Listen: listen, CLIPath: self, Environ: os.Environ(), Version: Version, Log: os.Stderr})
+	// The operator token lets this runtime follow one that already holds the home.
+	token := func() (string, error) { return localOperatorToken(home) }
+	return runtime.OpenOrFollow(ctx, runtime.Options{Home: home, Listen: listen, CLIPath: self, Environ: os.Environ(), Version: Version, Log: os.Stderr, OperatorToken: token})
 }

@@ -61,6 +61,7 @@ func (km *KeyMap) Actions() []Action {
 
 		a(ScopeFleet, "search", &f.Search, "sessions"),
 		a(ScopeFleet, "clearSearch", &f.ClearSearch),
+		a(ScopeFleet, "continue", &f.Continue, "continue"),
 
 		a(ScopeTranscript, "up", &tr.Up, "transcript"),
 		a(ScopeTranscript, "down", &tr.Down),
@@ -109,7 +110,7 @@ var activeTogether = []struct {
 	extra  []string // single actions of other scopes that are also live
 }{
 	{"the fleet pane", []string{ScopeGlobal, ScopeThread, ScopeList, ScopeFleet}, nil},
-	{"the transcript pane", []string{ScopeGlobal, ScopeThread, ScopeTranscript}, nil},
+	{"the transcript pane", []string{ScopeGlobal, ScopeThread, ScopeTranscript}, []string{"fleet.continue"}},
 	{"the lineage pane", []string{ScopeGlobal, ScopeThread, ScopeList, ScopeLineage}, nil},
 	{"a dialog", []string{ScopeDialog}, []string{"global.forceQuit"}},
 	{"a form", []string{ScopeInput}, []string{"global.forceQuit"}},

@@ -41,10 +41,11 @@ type List struct {
 	Select   key.Binding
 }
 
-// Fleet keys are the catalog pane's own.
+// Fleet keys are the catalog pane's own. Continue is live in the transcript pane too.
 type Fleet struct {
 	Search      key.Binding
 	ClearSearch key.Binding
+	Continue    key.Binding // continue the selected native session as a supervised thread
 }
 
 // Transcript keys scroll a transcript.
@@ -133,6 +134,7 @@ func Default() KeyMap {
 		Fleet: Fleet{
 			Search:      bind("/", "search titles", "/"),
 			ClearSearch: bind("esc", "clear search", "esc"),
+			Continue:    bind("c", "continue session", "c"),
 		},
 		Transcript: Transcript{
 			Up:       bind("↑/k", "scroll up", "up", "k"),

@@ -172,3 +172,28 @@ func TestMsgNamesKeysAsTheTerminalReportsThem(t *testing.T) {
 		}
 	}
 }
+
+// Continue is a fleet key that also works in the transcript pane, so a transcript key on the
+// same key would shadow it there; the lineage pane never sees it.
+func TestContinueIsLiveInTheFleetAndTranscriptPanes(t *testing.T) {
+	for _, entry := range []string{"list.top", "transcript.top"} {
+		km := Default()
+		err := Apply(&km, map[string]any{entry: "c"})
+		if err == nil || !strings.Contains(err.Error(), `"fleet.continue"`) {
+			t.Fatalf("%s on c: %v", entry, err)
+		}
+	}
+	km := Default()
+	if err := Apply(&km, map[string]any{"lineage.toggle": "c"}); err != nil {
+		t.Fatalf("lineage.toggle on c: %v", err)
+	}
+	for _, a := range km.Actions() {
+		if a.Name == "fleet.continue" {
+			if len(a.Commands) != 1 || a.Commands[0] != "continue" {
+				t.Fatalf("fleet.continue names %v", a.Commands)
+			}
+			return
+		}
+	}
+	t.Fatal("no fleet.continue action")
+}

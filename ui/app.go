@@ -205,6 +205,9 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Global.Suspend):
 		return tea.Suspend
 	default:
+		if cmd, ok := a.continueKey(k); ok {
+			return cmd
+		}
 		if cmd, ok := a.threadKey(k); ok {
 			return cmd
 		}
@@ -261,7 +264,11 @@ func (a *App) footer() string {
 		if !p.Capturing() {
 			if _, ok := p.Selected(); ok {
 				t := km.Thread
-				b = append(b, t.Send, t.Delegate, t.Watch, t.Cancel, t.Archive)
+				b = append(b, t.Send)
+				if a.focus == paneFleet || a.focus == paneTranscript {
+					b = append(b, km.Fleet.Continue)
+				}
+				b = append(b, t.Delegate, t.Watch, t.Cancel, t.Archive)
 			}
 			b = append(b, km.Global.NextPane, km.Global.Open, km.Global.Help, km.Global.Quit)
 		}

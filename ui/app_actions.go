@@ -37,6 +37,8 @@ type (
 	}
 	// transcript T / thread read T
 	openAction struct{ id string }
+	// continue T --host H
+	continueAction struct{ ref threadRef }
 )
 
 func (a archiveAction) label() string  { return "archiving " + a.ref.name() }
@@ -45,6 +47,7 @@ func (a sendAction) label() string     { return "sending to " + a.ref.name() }
 func (a delegateAction) label() string { return "delegating to " + a.p.Harness }
 func (a watchAction) label() string    { return "watching " + a.ref.name() }
 func (a openAction) label() string     { return "opening " + shortID(a.id) }
+func (a continueAction) label() string { return "continuing " + a.ref.name() }
 
 // Results of the actions; each applies itself to the root.
 type (
@@ -89,6 +92,12 @@ type (
 		id   string
 		info *model.ThreadInfo
 		err  error
+	}
+	continueDoneMsg struct {
+		job int
+		ref threadRef
+		res api.CatalogContinueResult
+		err error
 	}
 	harnessesLoadedMsg struct {
 		seq int
@@ -150,6 +159,13 @@ func (a *App) perform(act action) tea.Cmd {
 			}
 			return msg
 		}
+	case continueAction:
+		p := api.CatalogContinueParams{Thread: act.ref.ID, Host: act.ref.Host}
+		run = func() tea.Msg {
+			var res api.CatalogContinueResult
+			err := c.call(api.MethodCatalogContinue, p, &res)
+			return continueDoneMsg{job: job, ref: act.ref, res: res, err: err}
+		}
 	default:
 		a.status.done(job)
 		return nil
@@ -187,6 +203,37 @@ func (a *App) threadKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// continueKey asks before continuing the session selected in the fleet or the transcript.
+// Whether it already has a supervised thread is the runtime's to say, so the dialog explains
+// both outcomes.
+func (a *App) continueKey(k tea.KeyMsg) (tea.Cmd, bool) {
+	if !key.Matches(k, a.c.keys.Fleet.Continue) || (a.focus != paneFleet && a.focus != paneTranscript) {
+		return nil, false
+	}
+	ref, ok := a.panes[a.focus].Selected()
+	switch {
+	case !ok:
+		return status(levelError, "select a session first (fleet or transcript pane)"), true
+	case !ref.catalog() && ref.Harness != model.NativeHarness:
+		return status(levelError, fmt.Sprintf("continue: %s runs on harness %q; only native Codex sessions can be continued", ref.name(), ref.Harness)), true
+	}
+	host := ref.Host
+	if host == "" {
+		host = "the default host"
+	}
+	lines := []string{
+		fmt.Sprintf("Continue %s on %s (%s) as a supervised codexhost thread?", ref.name(), host, statusWords(ref.Status, ref.Waiting)),
+		"No supervised thread yet: a new branch is made that carries the session's visible history (its newest user and assistant messages). Your first message to it starts the branch's own Codex thread.",
+		"Already has one: that supervised thread opens; nothing new is made.",
+		"The session itself is never resumed or changed.",
+	}
+	if ref.Status == model.ThreadActive {
+		lines = append(lines, "It is running a turn now: an active session gets no new branch, but one it already has still opens.")
+	}
+	a.confirm.Show("Continue session?", lines, "continue", continueAction{ref: ref}, false, false)
+	return nil, true
 }
 
 // checkArchive reads the thread again before asking, so the dialog shows its current status.
@@ -459,6 +506,34 @@ func (m archiveDoneMsg) apply(a *App) tea.Cmd {
 	}
 	a.status.set(levelOK, "archived "+m.ref.name()+" on "+m.res.Host)
 	return a.broadcast(threadChangedMsg{id: m.ref.ID, archived: true})
+}
+
+// apply opens the supervised thread the runtime returned. It is a codexhost thread, read with
+// the thread methods rather than through the catalog.
+func (m continueDoneMsg) apply(a *App) tea.Cmd {
+	a.status.done(m.job)
+	if m.err != nil {
+		a.status.set(levelError, "continue "+m.ref.name()+": "+errText(m.err))
+		return nil
+	}
+	t := m.res.Thread
+	ref := threadRef{ID: t.ID, Title: clean(t.Title), Status: t.Status, Waiting: t.WaitingOnApproval, Cwd: clean(t.Cwd), Harness: t.Harness}
+	if ref.Title == "" {
+		ref.Title = m.ref.Title
+	}
+	var cmds []tea.Cmd
+	if m.res.Existing {
+		a.status.set(levelOK, fmt.Sprintf("opened supervised thread %s (%s) of %s", shortID(t.ID), m.res.State, m.ref.name()))
+	} else {
+		state := m.res.State
+		if h := m.res.History; h != nil {
+			state += fmt.Sprintf(", %d message(s) carried", h.Messages)
+		}
+		a.status.set(levelOK, fmt.Sprintf("new supervised thread %s (%s) of %s", shortID(t.ID), state, m.ref.name()))
+		cmds = append(cmds, a.fleet.Update(threadChangedMsg{id: t.ID, created: true}))
+	}
+	cmds = append(cmds, threadSelectedMsg{ref: ref, focus: true}.apply(a))
+	return tea.Batch(cmds...)
 }
 
 func (m cancelDoneMsg) apply(a *App) tea.Cmd {
