@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/codexhost/codexhost/runtime/api"
@@ -45,8 +47,33 @@ func newDelegateStartCmd(a *agentCommand) *cobra.Command {
 	f.StringArrayVar(&p.Refs, "ref", nil, "absolute URI of related material (repeatable, at most 16 with inherited ones)")
 	f.StringVar(&p.Cwd, "cwd", "", "working directory of the child (default: the caller's)")
 	f.StringVar(&p.Model, "model", "", "model of the child (default: the harness's)")
-	f.BoolVar(&p.Watch, "watch", false, "also watch the child: notify the caller once when it stops")
+	f.Var(&boolValue{&p.Watch}, "watch", "true: also watch the child and notify the caller once when it stops (default false)")
 	f.IntVar(&p.WatchTimeoutMs, "watch-timeout-ms", 0, "observation window of --watch in milliseconds (default 30 minutes)")
 	_ = cmd.MarkFlagRequired("harness")
 	return cmd
 }
+
+// boolValue is a boolean flag that takes its value as a separate word (`--watch true`), the
+// form agents already use; pflag's bool flags accept only `--watch` or `--watch=true`.
+type boolValue struct{ v *bool }
+
+func (b *boolValue) String() string {
+	if b.v == nil || !*b.v {
+		return "false"
+	}
+	return "true"
+}
+
+func (b *boolValue) Set(s string) error {
+	switch s {
+	case "true":
+		*b.v = true
+	case "false":
+		*b.v = false
+	default:
+		return fmt.Errorf("use true or false, not %q", s)
+	}
+	return nil
+}
+
+func (b *boolValue) Type() string { return "true|false" }

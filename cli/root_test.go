@@ -44,3 +44,19 @@ func TestUnknownFlagIsAnInvalidArgumentEnvelope(t *testing.T) {
 		t.Fatalf("stderr is not an error envelope: %q (%v)", errOut, err)
 	}
 }
+
+// `--watch` takes its value as a separate word, as DESIGN's CLI contract writes it.
+func TestDelegateWatchTakesTrueOrFalse(t *testing.T) {
+	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", "")
+	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "")
+	t.Setenv("CODEXHOST_CLIENT_TOKEN", "")
+	_, errOut, code := run(t, "delegate", "start", "--harness", "x", "--task", "y", "--watch", "maybe")
+	if code != 1 || !strings.Contains(errOut, "INVALID_ARGUMENT") || !strings.Contains(errOut, "use true or false") {
+		t.Fatalf("--watch maybe: code %d %s", code, errOut)
+	}
+	// A valid value passes parsing and stops only at the missing connection.
+	_, errOut, code = run(t, "delegate", "start", "--harness", "x", "--task", "y", "--watch", "true")
+	if code != 1 || !strings.Contains(errOut, "RUNTIME_UNREACHABLE") {
+		t.Fatalf("--watch true: code %d %s", code, errOut)
+	}
+}
