@@ -225,12 +225,15 @@ func (r wcResult) unreachable() bool {
 }
 
 // cli runs the binary as the home's client. It never touches t, so goroutines may call it.
-func (h *wcHome) cli(args ...string) wcResult {
+func (h *wcHome) cli(args ...string) wcResult { return h.cliEnv(nil, args...) }
+
+// cliEnv is cli with extra environment.
+func (h *wcHome) cliEnv(extraEnv []string, args ...string) wcResult {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, h.bin, args...)
 	cmd.Dir = h.work
-	cmd.Env = h.env()
+	cmd.Env = h.env(extraEnv...)
 	if h.token != "" {
 		cmd.Env = append(cmd.Env, "CODEXHOST_CLIENT_TOKEN="+h.token)
 	}

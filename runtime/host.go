@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codexhost/codexhost/model"
@@ -36,8 +37,12 @@ type Options struct {
 	CLIPath string   // absolute path of the codexhost binary handed to harness processes
 	Environ []string // the runtime's own environment; harnesses get a whitelist of it
 	Version string
-	Now     func() time.Time
-	Log     io.Writer
+	// OperatorToken returns the home's operator client token (config.OperatorClient), with
+	// which a follower (OpenOrFollow) authenticates at the runtime holding the home. It is
+	// called only when the home is held, since making the token may write config.toml.
+	OperatorToken func() (string, error)
+	Now           func() time.Time
+	Log           io.Writer
 }
 
 // Host is a running runtime.
@@ -46,7 +51,17 @@ type Host struct {
 	store        *store.Store
 	server       *api.Server
 	runtimeToken string
-	endpoints    []string
+
+	epMu      sync.Mutex
+	endpoints []string
+
+	// A follower forwards every request to the runtime holding the home until it takes the
+	// store over (runtime/follow.go). promoted receives once: nil when the host is (or
+	// became) the primary, else why taking over failed.
+	follower   atomic.Pointer[follower]
+	promoted   chan error
+	stopFollow context.CancelFunc
+	followDone chan struct{}
 
 	cfgMu    sync.Mutex
 	cfg      *config.Config
@@ -72,6 +87,24 @@ type Host struct {
 // Open starts a runtime on opts.Home: store, config, harnesses and listeners. Serve must be
 // called to accept connections.
 func Open(ctx context.Context, opts Options) (*Host, error) {
+	h := newHost(opts)
+	st, err := store.Open(h.opts.Home, store.Options{Log: h.opts.Log})
+	if err != nil {
+		return nil, err
+	}
+	if err := h.listen(); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
+	if err := h.takeStore(st); err != nil {
+		h.Close()
+		return nil, err
+	}
+	h.promoted <- nil
+	return h, nil
+}
+
+func newHost(opts Options) *Host {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -81,38 +114,40 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	st, err := store.Open(opts.Home, store.Options{Log: opts.Log})
-	if err != nil {
-		return nil, err
-	}
-	h := &Host{opts: opts, store: st, runtimeToken: config.NewToken(), subs: map[int]func(api.Event){}}
-	fail := func(err error) (*Host, error) {
-		h.Close()
-		return nil, err
-	}
+	return &Host{opts: opts, runtimeToken: config.NewToken(), subs: map[int]func(api.Event){},
+		promoted: make(chan error, 1)}
+}
+
+// listen loads the config and starts the server with its TCP listener, which both roles have.
+func (h *Host) listen() error {
 	if err := h.reloadConfig(); err != nil {
-		return fail(err)
+		return err
 	}
-	h.server = api.NewServer(h, api.ServerOptions{Version: opts.Version, Log: opts.Log})
-	unixEndpoint, err := h.server.ListenUnix(filepath.Join(opts.Home, SocketName))
-	if err != nil {
-		return fail(err)
-	}
-	h.endpoints = append(h.endpoints, unixEndpoint)
-	if opts.Listen != "" {
-		tcpEndpoint, err := h.server.ListenTCP(opts.Listen)
+	h.server = api.NewServer(h, api.ServerOptions{Version: h.opts.Version, Log: h.opts.Log})
+	if h.opts.Listen != "" {
+		tcpEndpoint, err := h.server.ListenTCP(h.opts.Listen)
 		if err != nil {
-			return fail(err)
+			_ = h.server.Close()
+			return err
 		}
-		h.endpoints = append(h.endpoints, tcpEndpoint)
+		h.setEndpoints(append(h.Endpoints(), tcpEndpoint))
 	}
+	return nil
+}
+
+// takeStore makes the host the home's runtime on the store it just opened: the home's socket,
+// the harnesses and the watch engine, which restores every watch of the home.
+func (h *Host) takeStore(st *store.Store) error {
+	h.store = st
+	unixEndpoint, err := h.server.ListenUnix(filepath.Join(h.opts.Home, SocketName))
+	if err != nil {
+		return err
+	}
+	h.setEndpoints(append([]string{unixEndpoint}, h.Endpoints()...))
 	if err := h.startHarnesses(unixEndpoint); err != nil {
-		return fail(err)
+		return err
 	}
-	if err := h.startWatches(); err != nil {
-		return fail(err)
-	}
-	return h, nil
+	return h.startWatches()
 }
 
 func (h *Host) startHarnesses(endpoint string) error {
@@ -186,8 +221,19 @@ func envLookup(environ []string) func(string) string {
 // Serve accepts connections until ctx ends or Close is called.
 func (h *Host) Serve(ctx context.Context) error { return h.server.Serve(ctx) }
 
-// Endpoints are the addresses the runtime listens on (unix first).
-func (h *Host) Endpoints() []string { return append([]string(nil), h.endpoints...) }
+// Endpoints are the addresses the runtime listens on (unix first; a follower has no unix
+// socket until it takes over).
+func (h *Host) Endpoints() []string {
+	h.epMu.Lock()
+	defer h.epMu.Unlock()
+	return append([]string(nil), h.endpoints...)
+}
+
+func (h *Host) setEndpoints(eps []string) {
+	h.epMu.Lock()
+	defer h.epMu.Unlock()
+	h.endpoints = eps
+}
 
 // RuntimeToken is handed to processes the host starts; tests use it to connect as one.
 func (h *Host) RuntimeToken() string { return h.runtimeToken }
@@ -197,6 +243,11 @@ func (h *Host) Store() *store.Store { return h.store }
 
 // Close stops listeners, harnesses (running external turns end interrupted) and the store.
 func (h *Host) Close() error {
+	// Taking over sets the fields below; let it finish (or give up) first.
+	if h.stopFollow != nil {
+		h.stopFollow()
+		<-h.followDone
+	}
 	var errs []error
 	if h.server != nil {
 		errs = append(errs, h.server.Close())
@@ -332,7 +383,12 @@ func delegationStatus(turnStatus string) string {
 
 // Handle dispatches one authenticated request.
 func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, params json.RawMessage) (any, error) {
+	if f := h.follower.Load(); f != nil {
+		return f.forward(ctx, caller, method, params)
+	}
 	switch method {
+	case api.MethodRuntimeForward:
+		return decodeCall(ctx, params, func(ctx context.Context, p api.ForwardParams) (any, error) { return h.forwarded(ctx, caller, p) })
 	case api.MethodRuntimeInfo:
 		return api.RuntimeInfo{Version: h.opts.Version, Home: h.opts.Home, Endpoints: h.Endpoints(), Pid: os.Getpid()}, nil
 	case api.MethodHarnessList:

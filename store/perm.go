@@ -109,6 +109,12 @@ func probeLock(dir string) error {
 	return syscall.Flock(fd, syscall.LOCK_UN)
 }
 
+// isEmptyMemtableError matches badger's z.NewFile sentinel ("Create a new file"), which it
+// returns while opening an empty memtable file.
+func isEmptyMemtableError(err error) bool {
+	return strings.Contains(err.Error(), "Create a new file")
+}
+
 func isBadgerLockError(err error) bool {
 	return strings.Contains(err.Error(), "Cannot acquire directory lock")
 }

@@ -98,6 +98,11 @@ func Open(home string, opts Options) (*Store, error) {
 
 	bo := badgerOptions(dir, opts)
 	db, err := openWithPrivateUmask(bo)
+	if err != nil && isEmptyMemtableError(err) {
+		// A crash between creating a memtable file and sizing it leaves it empty; badger's
+		// failed open sized it, so the second open works (dgraph-io/badger#2207).
+		db, err = openWithPrivateUmask(bo)
+	}
 	if err != nil {
 		if isBadgerLockError(err) {
 			return nil, heldError(dir)

@@ -135,6 +135,34 @@ func TestOpenFixesLooseFilesLeftBehind(t *testing.T) {
 	}
 }
 
+// A crash right after badger created a memtable file leaves it empty; the home must still open
+// with its records (badger alone fails the first open of such a directory).
+func TestOpenAfterCrashLeftEmptyMemtable(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	s, err := Open(home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put("note", "a", note{Record{V: 1}, "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir(), "00009.mem"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(home, Options{})
+	if err != nil {
+		t.Fatalf("open after an empty memtable was left: %v", err)
+	}
+	defer s.Close()
+	var got note
+	if err := s.Get("note", "a", &got); err != nil || got.Text != "a" {
+		t.Errorf("record after reopen: %+v, %v", got, err)
+	}
+}
+
 func TestOpenRestoresUmask(t *testing.T) {
 	s := openTemp(t)
 	_ = s

@@ -26,6 +26,7 @@ const (
 	MethodThreadWatch     = "thread.watch"
 	MethodThreadWatches   = "thread.watches"
 	MethodClientEvents    = "client.events"
+	MethodRuntimeForward  = "runtime.forward"
 
 	// NotificationEvent carries one Event to a subscribed connection.
 	NotificationEvent = "event"
@@ -41,6 +42,15 @@ const (
 type Caller struct {
 	Kind   string `json:"kind"`
 	Client string `json:"client,omitempty"`
+}
+
+// ForwardParams is one request a follower runtime (a second runtime on a held home) passes
+// to the runtime that holds the home, on behalf of the caller it authenticated. Only the
+// home's operator client may send it.
+type ForwardParams struct {
+	Caller Caller          `json:"caller"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
 }
 
 // AuthParams is the first request of every connection.

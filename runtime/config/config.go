@@ -228,6 +228,11 @@ func NewToken() string {
 	return hex.EncodeToString(b)
 }
 
+// OperatorClient is the home's own operator client. Its token lives in the home (0600), so
+// whoever holds it owns the home and its config.toml; a runtime therefore trusts it, and only
+// it, to forward requests on behalf of other clients (runtime.forward).
+const OperatorClient = "local"
+
 // HashToken is the stored form of a client token.
 func HashToken(token string) string {
 	sum := sha256.Sum256([]byte(token))
