@@ -65,7 +65,8 @@ func (h *Host) watchRead(ctx context.Context, id model.ThreadID) (watch.ThreadSt
 	if err != nil {
 		return watch.ThreadState{}, err
 	}
-	st := watch.ThreadState{Running: running(snap.Info)}
+	// External turns are processes of this runtime: their ends always arrive as events.
+	st := watch.ThreadState{Running: running(snap.Info), Owned: hs.Kind() == model.HarnessExternal}
 	if t := snap.Info.LastTurn; t != nil {
 		st.TurnID, st.TurnStatus = t.ID, t.Status
 	}

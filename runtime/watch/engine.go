@@ -30,6 +30,9 @@ const (
 	// one by one, each time for a pass over every watch (thousands of passes a minute at 10,000
 	// watches).
 	reconcileSlack = ReconcileEvery / 6
+	// OwnedReconcileEvery is the rate for threads this runtime runs itself: each of their
+	// changes reaches the engine as an event, so the read is only a safety net.
+	OwnedReconcileEvery = 10 * time.Minute
 	// BusyRetry is the fallback retry for a busy recipient; its own stop event retries sooner.
 	BusyRetry = 30 * time.Second
 	// maxBackoff caps the retry delay of a delivery that provably started no turn.
@@ -43,6 +46,9 @@ type ThreadState struct {
 	Running    bool   // a turn is in flight
 	TurnID     string // the turn in flight, else the latest turn
 	TurnStatus string // status of TurnID
+	// Owned says every change of the thread reaches the engine as an event (this runtime
+	// runs it), so reconciliation reads can be rare.
+	Owned bool
 }
 
 // Reader reads a thread's state. A *model.Error with CodeThreadNotFound means the thread is
@@ -115,9 +121,17 @@ type Engine struct {
 // threadObs is the in-memory observation state of one thread. Nothing here needs to survive
 // a restart: the restart rules start it afresh.
 type threadObs struct {
+	owned        bool // from the last good read: see ThreadState.Owned
 	lastRead     time.Time
 	readOK       bool      // a read succeeded since this runtime started
 	failingSince time.Time // first failure of the current run of failed reads
+}
+
+func (o *threadObs) reconcileEvery() time.Duration {
+	if o.owned {
+		return OwnedReconcileEvery
+	}
+	return ReconcileEvery
 }
 
 // Open loads the stored watches. Deliveries that were in flight when the last runtime died
@@ -341,7 +355,7 @@ func (e *Engine) threadsToRead(now time.Time) []model.ThreadID {
 		obs := e.obs(id)
 		// After the restart grace, a thread last read within it is evaluated at once.
 		graceOver := !obs.readOK && obs.lastRead.Before(graceEnd) && !now.Before(graceEnd)
-		if e.dirty[id] || graceOver || deadline || !now.Before(obs.lastRead.Add(ReconcileEvery-reconcileSlack)) || (!obs.failingSince.IsZero() && !now.Before(e.unreadableAt(obs))) {
+		if e.dirty[id] || graceOver || deadline || !now.Before(obs.lastRead.Add(obs.reconcileEvery()-reconcileSlack)) || (!obs.failingSince.IsZero() && !now.Before(e.unreadableAt(obs))) {
 			ids = append(ids, id)
 		}
 	}
@@ -400,7 +414,7 @@ func (e *Engine) observe(ctx context.Context, id model.ThreadID) {
 	var settle func(w *model.Watch) (result, turn, reason string)
 	switch {
 	case err == nil:
-		o.readOK, o.failingSince = true, time.Time{}
+		o.readOK, o.failingSince, o.owned = true, time.Time{}, st.Owned
 		settle = func(w *model.Watch) (string, string, string) {
 			if e.restarted[w.ID] {
 				delete(e.restarted, w.ID)
@@ -551,7 +565,7 @@ func (e *Engine) nextDue() time.Time {
 			} else {
 				consider(w.Deadline)
 			}
-			consider(o.lastRead.Add(ReconcileEvery))
+			consider(o.lastRead.Add(o.reconcileEvery()))
 			if !o.failingSince.IsZero() {
 				consider(e.unreadableAt(o))
 			}

@@ -570,3 +570,29 @@ func TestS000_44_DeliveringIsDeliveredAgainAfterRestart(t *testing.T) {
 		t.Fatalf("%d watches left in the store (%v)", n, err)
 	}
 }
+
+// Threads this runtime runs report every change as an event, so their reconciliation read is
+// rare; threads of other processes are re-read at the normal rate.
+func TestReconciliationRateFollowsOwnership(t *testing.T) {
+	v := newTestEnv(t)
+	owned, foreign := newID(), newID()
+	ownedState := running("turn-owned")
+	ownedState.Owned = true
+	v.reader.set(owned, ownedState)
+	v.reader.set(foreign, running("turn-foreign"))
+	v.register(owned, string(newID()), time.Hour)
+	v.register(foreign, string(newID()), time.Hour)
+	v.step() // first reads after registration
+	base := v.reader.reads.Load()
+
+	v.at(ReconcileEvery + time.Second)
+	v.step()
+	if got := v.reader.reads.Load() - base; got != 1 {
+		t.Fatalf("after %s: %d reads, want 1 (only the foreign thread)", ReconcileEvery, got)
+	}
+	v.at(OwnedReconcileEvery + time.Second)
+	v.step()
+	if got := v.reader.reads.Load() - base; got != 3 {
+		t.Fatalf("after %s: %d reads, want 3 (foreign again, owned once)", OwnedReconcileEvery, got)
+	}
+}
