@@ -350,24 +350,30 @@ func (r result) String() string {
 // codexhost connection of whoever runs the tests cannot leak in.
 func run(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
+	stdout, stderr, code, err := execCLI(bin, dir, append([]string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, env...), args)
+	r := result{args: args, stdout: stdout, stderr: stderr, code: code}
+	if err != nil {
+		t.Fatalf("codexhost %s: %v\n%s", strings.Join(args, " "), err, r)
+	}
+	return r
+}
+
+// execCLI runs bin in dir with exactly env, for at most cliTimeout. A non-zero exit is
+// returned as code; err is set only when the process could not run or timed out.
+func execCLI(bin, dir string, env, args []string) (stdout, stderr string, code int, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{args: args, stdout: stdout.String(), stderr: stderr.String()}
+	cmd.Env = env
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
 	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit) && ctx.Err() == nil:
-		r.code = exit.ExitCode()
-	default:
-		t.Fatalf("codexhost %s: %v\n%s", strings.Join(args, " "), err, r)
+	if err != nil && errors.As(err, &exit) && ctx.Err() == nil {
+		code, err = exit.ExitCode(), nil
 	}
-	return r
+	return out.String(), errOut.String(), code, err
 }
 
 // decode checks the CLI contract of a success (exit 0, one JSON document on stdout, nothing

@@ -474,7 +474,7 @@ func TestWatchSecondRuntimeTakesOver(t *testing.T) {
 
 	second := exec.Command(h.bin, "serve", "--listen", "127.0.0.1:0", "--json")
 	second.Env, second.Dir = h.env(), h.work
-	stderr := &wcBuffer{}
+	stderr := &syncBuffer{}
 	second.Stderr = stderr
 	out, err := second.StdoutPipe()
 	if err != nil {

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -118,7 +116,7 @@ func (h *wcHome) env(extra ...string) []string {
 type wcServe struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
-	stderr *wcBuffer
+	stderr *syncBuffer
 }
 
 // start runs serve with extra environment and waits until it listens.
@@ -130,7 +128,7 @@ func (h *wcHome) start(extraEnv ...string) *wcServe {
 	cmd := exec.Command(h.bin, "serve")
 	cmd.Env = h.env(extraEnv...)
 	cmd.Dir = h.work
-	s := &wcServe{cmd: cmd, exited: make(chan struct{}), stderr: &wcBuffer{}}
+	s := &wcServe{cmd: cmd, exited: make(chan struct{}), stderr: &syncBuffer{}}
 	cmd.Stderr = s.stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -229,27 +227,12 @@ func (h *wcHome) cli(args ...string) wcResult { return h.cliEnv(nil, args...) }
 
 // cliEnv is cli with extra environment.
 func (h *wcHome) cliEnv(extraEnv []string, args ...string) wcResult {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, h.bin, args...)
-	cmd.Dir = h.work
-	cmd.Env = h.env(extraEnv...)
+	env := h.env(extraEnv...)
 	if h.token != "" {
-		cmd.Env = append(cmd.Env, "CODEXHOST_CLIENT_TOKEN="+h.token)
+		env = append(env, "CODEXHOST_CLIENT_TOKEN="+h.token)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := wcResult{args: args, stdout: stdout.String(), stderr: stderr.String()}
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit) && ctx.Err() == nil:
-		r.code = exit.ExitCode()
-	default:
-		r.err = err
-	}
-	return r
+	stdout, stderr, code, err := execCLI(h.bin, h.work, env, args)
+	return wcResult{args: args, stdout: stdout, stderr: stderr, code: code, err: err}
 }
 
 // must runs a CLI command that has to succeed and decodes its JSON output into v.
@@ -430,22 +413,4 @@ func wcNotices(msgs []wcMessage) map[string][]wcNotice {
 		}
 	}
 	return out
-}
-
-// wcBuffer collects a process's stderr while the test may read it.
-type wcBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *wcBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *wcBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

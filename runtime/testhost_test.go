@@ -52,6 +52,7 @@ type testHost struct {
 	*Host
 	t         *testing.T
 	home      string
+	cfg       *config.Config // as saved in the home's config.toml
 	opts      Options
 	tokens    map[string]string
 	codexHome string
@@ -100,6 +101,7 @@ func newTestHost(t *testing.T, ho hostOptions) *testHost {
 	if err := config.Save(home, cfg); err != nil {
 		t.Fatal(err)
 	}
+	th.cfg = cfg
 	th.opts = Options{Home: home, CLIPath: "/usr/local/bin/codexhost-test", Environ: environ, Version: "test", Now: ho.now}
 	th.open()
 	t.Cleanup(th.close)
@@ -199,6 +201,21 @@ func (th *testHost) threadRecords() int {
 // dumpStore reads every key and value of a closed home's database, whatever its prefix.
 func dumpStore(t *testing.T, home string) map[string]string {
 	t.Helper()
+	out := readStore(t, home)
+	// Guards against a scan that silently sees nothing: every test home has a thread by then.
+	found := false
+	for k := range out {
+		found = found || strings.HasPrefix(k, store.PrefixOrigin+"/")
+	}
+	if !found {
+		t.Fatalf("the store dump holds no origin record: %v", out)
+	}
+	return out
+}
+
+// readStore reads every key and value of a closed home's database.
+func readStore(t *testing.T, home string) map[string]string {
+	t.Helper()
 	opts := badger.DefaultOptions(filepath.Join(home, store.DBDir)).WithLogger(nil).WithReadOnly(true)
 	db, err := badger.Open(opts)
 	if err != nil {
@@ -220,14 +237,6 @@ func dumpStore(t *testing.T, home string) map[string]string {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	// Guards against a scan that silently sees nothing: every test home has a thread by then.
-	found := false
-	for k := range out {
-		found = found || strings.HasPrefix(k, store.PrefixOrigin+"/")
-	}
-	if !found {
-		t.Fatalf("the store dump holds no origin record: %v", out)
 	}
 	return out
 }
@@ -286,12 +295,18 @@ func waitStopped(t *testing.T, c *api.Client, id string) api.ThreadReadResult {
 // eventually polls cond every 10 ms until it holds or testWait passes.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(testWait)
+	pollUntil(t, what, testWait, 10*time.Millisecond, cond)
+}
+
+// pollUntil polls cond every interval until it holds or wait passes.
+func pollUntil(t *testing.T, what string, wait, interval time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(interval)
 	}
 }
 

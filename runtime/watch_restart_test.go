@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	badger "github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
 
 	"github.com/codexhost/codexhost/model"
@@ -50,7 +49,7 @@ func TestWatchS000_39_RestartKeepsWatchesAsRegistered(t *testing.T) {
 	}
 
 	// The thread runs and stops now: both are notified without registering again.
-	res := wCall[api.ThreadSendResult](t, w.rt(), api.MethodThreadSend, api.ThreadSendParams{Thread: th, Message: "now it runs"})
+	res := call[api.ThreadSendResult](t, w.rt(), api.MethodThreadSend, api.ThreadSendParams{Thread: th, Message: "now it runs"})
 	if ev := w.event("bot", toClient.ID); ev.Result != model.ResultCompleted || ev.Turn != res.TurnID {
 		t.Fatalf("client event %+v", ev)
 	}
@@ -261,33 +260,6 @@ func TestWatchS000_37_ReadOnlyRecipientIsUndeliverable(t *testing.T) {
 	}
 }
 
-// wDumpStore reads every key and value of a closed home's database.
-func wDumpStore(t *testing.T, home string) map[string]string {
-	t.Helper()
-	db, err := badger.Open(badger.DefaultOptions(filepath.Join(home, store.DBDir)).WithLogger(nil).WithReadOnly(true))
-	if err != nil {
-		t.Fatalf("open the store read-only: %v", err)
-	}
-	defer db.Close()
-	out := map[string]string{}
-	err = db.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.DefaultIteratorOptions)
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			v, err := it.Item().ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			out[string(it.Item().KeyCopy(nil))] = string(v)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // Scenario: S000-45 (S001-19) — watch records and client events hold ids, states, results,
 // turns, times and reasons only; no task or message text and no token is anywhere in the
 // store; the home is readable by its user only.
@@ -307,17 +279,17 @@ func TestWatchS000_45_RecordsHoldNoContent(t *testing.T) {
 	w.openGate(done)
 	w.waitUserMessages(rcpt.id, 2)
 	wEventually(t, "the client event", func() bool { return len(w.events("bot", "", 10).Events) == 1 })
-	wCall[api.ThreadSendResult](t, rt, api.MethodThreadSend, api.ThreadSendParams{Thread: rcpt.id, Message: secret + " a later message"})
+	call[api.ThreadSendResult](t, rt, api.MethodThreadSend, api.ThreadSendParams{Thread: rcpt.id, Message: secret + " a later message"})
 	w.waitStopped(rcpt.id)
-	w.stop()
+	w.close()
 
-	dump := wDumpStore(t, w.home)
+	dump := readStore(t, w.home)
 	allowedWatch := map[string]bool{"v": true, "id": true, "thread": true, "notify": true, "state": true, "registeredAt": true, "deadline": true,
 		"runningTurn": true, "result": true, "sourceTurn": true, "dueAt": true, "attempts": true, "nextAttempt": true, "deliveredAt": true, "reason": true, "updatedAt": true}
 	allowedEvent := map[string]bool{"v": true, "cursor": true, "type": true, "watch": true, "thread": true, "link": true, "result": true, "sourceTurn": true, "reason": true, "at": true}
 	kinds := map[string]int{}
 	for k, v := range dump {
-		for _, s := range []string{secret, "watched task", "codexhost watch notification", w.h.RuntimeToken(), w.tokens["bot"], w.tokens["ops"]} {
+		for _, s := range []string{secret, "watched task", "codexhost watch notification", w.RuntimeToken(), w.tokens["bot"], w.tokens["ops"]} {
 			if strings.Contains(k, s) || strings.Contains(v, s) {
 				t.Fatalf("store record %q holds %q: %s", k, s, v)
 			}

@@ -8,12 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/codexhost/codexhost/internal/codextest"
 	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
@@ -31,24 +29,6 @@ const wWait = 20 * time.Second
 
 // wT0 is where every test clock starts.
 var wT0 = time.Date(2031, 6, 1, 12, 0, 0, 0, time.UTC)
-
-// wClock is the injected clock: it moves only when a test says so.
-type wClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *wClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *wClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // wGateCmd echoes its prompt as the answer. A prompt holding "@gate:PATH " first waits until
 // PATH exists (a test decides when such a turn ends; at most about a minute), and one holding
@@ -69,99 +49,35 @@ type wHostOptions struct {
 	harnesses map[string]config.Harness // nil: wHarnesses()
 }
 
-// wHost is a Host on a short private home, with clients "ops" (starts threads) and "bot".
+// wHost is a testHost on the watch harnesses and an injected clock, with clients "ops"
+// (starts threads), "bot" and "other".
 type wHost struct {
-	t      *testing.T
-	home   string
-	gates  string
-	clock  *wClock
-	cfg    *config.Config
-	opts   Options
-	h      *Host
-	served chan struct{}
-	open   bool
-	tokens map[string]string
-	fake   *fakemodel.Server
-	seq    atomic.Int64
+	*testHost
+	gates string
+	clock *fakeClock
+	seq   atomic.Int64
 }
 
 func wNewHost(t *testing.T, o wHostOptions) *wHost {
 	t.Helper()
-	w := &wHost{t: t, clock: &wClock{now: wT0}, tokens: map[string]string{}}
-	var environ []string
-	if o.native {
-		bin := codextest.CodexBin(t)
-		w.fake = fakemodel.Start(t, o.fakeOpts...)
-		codexHome := codextest.NewHome(t, w.fake.URL())
-		environ = append(codextest.Env(codexHome), "CODEXHOST_CODEX_BIN="+bin)
-	} else {
-		// A codex binary that cannot run keeps the host off any App Server.
-		environ = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CODEXHOST_CODEX_BIN=/nonexistent/codex"}
+	w := &wHost{gates: t.TempDir(), clock: newFakeClock(wT0)}
+	if o.harnesses == nil {
+		o.harnesses = wHarnesses()
 	}
-	// Unix socket paths must stay under 107 bytes: t.TempDir() is too long.
-	home, err := os.MkdirTemp("", "chw")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(home) })
-	if err := os.Chmod(home, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	w.home, w.gates = home, t.TempDir()
-	w.cfg = &config.Config{Harnesses: o.harnesses}
-	if w.cfg.Harnesses == nil {
-		w.cfg.Harnesses = wHarnesses()
-	}
-	for _, name := range []string{"ops", "bot", "other"} {
-		tok, err := w.cfg.AddClient(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.tokens[name] = tok
-	}
-	if err := config.Save(home, w.cfg); err != nil {
-		t.Fatal(err)
-	}
-	w.opts = Options{Home: home, CLIPath: "/usr/local/bin/codexhost-test", Environ: environ, Version: "test", Now: w.clock.Now}
-	w.start()
-	t.Cleanup(w.stop)
+	w.testHost = newTestHost(t, hostOptions{codex: o.native, fakeOpts: o.fakeOpts, harnesses: o.harnesses,
+		clients: []string{"ops", "bot", "other"}, now: w.clock.Now})
 	return w
-}
-
-func (w *wHost) start() {
-	w.t.Helper()
-	h, err := Open(context.Background(), w.opts)
-	if err != nil {
-		w.t.Fatalf("open host: %v", err)
-	}
-	w.h, w.open = h, true
-	w.served = make(chan struct{})
-	go func() {
-		defer close(w.served)
-		_ = h.Serve(context.Background())
-	}()
-}
-
-func (w *wHost) stop() {
-	if !w.open {
-		return
-	}
-	w.open = false
-	if err := w.h.Close(); err != nil {
-		w.t.Errorf("close host: %v", err)
-	}
-	<-w.served
 }
 
 // restart closes the runtime and opens a new one on the same home; downtime runs in between,
 // where a test may change files, the config and the clock.
 func (w *wHost) restart(downtime func()) {
 	w.t.Helper()
-	w.stop()
+	w.close()
 	if downtime != nil {
 		downtime()
 	}
-	w.start()
+	w.open()
 }
 
 // setHarness changes config.toml; harnesses are read when the runtime starts.
@@ -177,40 +93,18 @@ func (w *wHost) setHarness(name string, hc *config.Harness) {
 	}
 }
 
-func (w *wHost) dial(token string) *api.Client {
-	w.t.Helper()
-	c, err := api.Dial(context.Background(), w.h.Endpoints()[0], token)
-	if err != nil {
-		w.t.Fatalf("dial: %v", err)
-	}
-	w.t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
 // rt connects as a process the host started.
-func (w *wHost) rt() *api.Client { return w.dial(w.h.RuntimeToken()) }
-
-// client connects as a configured external client.
-func (w *wHost) client(name string) *api.Client { return w.dial(w.tokens[name]) }
+func (w *wHost) rt() *api.Client { return w.runtimeClient() }
 
 // advance moves the clock and makes the engine evaluate.
 func (w *wHost) advance(d time.Duration) {
 	w.clock.Advance(d)
-	w.h.watch.Kick()
+	w.Host.watch.Kick()
 }
 
 // step runs one engine pass to its end: after it, everything due at the current time is
 // decided, so a test can assert what has not happened yet.
-func (w *wHost) step() { w.h.watch.Step(context.Background()) }
-
-func wCall[T any](t *testing.T, c *api.Client, method string, params any) T {
-	t.Helper()
-	var out T
-	if err := c.Call(context.Background(), method, params, &out); err != nil {
-		t.Fatalf("%s: %v", method, err)
-	}
-	return out
-}
+func (w *wHost) step() { w.Host.watch.Step(context.Background()) }
 
 // wCallErr calls method, which must fail with code and a hint.
 func wCallErr(t *testing.T, c *api.Client, method string, params any, code model.Code) *model.Error {
@@ -226,15 +120,10 @@ func wCallErr(t *testing.T, c *api.Client, method string, params any, code model
 	return me
 }
 
+// wEventually polls cond every 5 ms until it holds or wWait passes.
 func wEventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(wWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	pollUntil(t, what, wWait, 5*time.Millisecond, cond)
 }
 
 // wThread is a thread started by the test, with the gate of its running turn, if any.
@@ -252,7 +141,7 @@ func (w *wHost) startThread(harness, text, cwd string) wThread {
 	if cwd == "" {
 		cwd = w.gates
 	}
-	res := wCall[api.DelegateStartResult](w.t, w.client("ops"), api.MethodDelegateStart,
+	res := call[api.DelegateStartResult](w.t, w.client("ops"), api.MethodDelegateStart,
 		api.DelegateStartParams{Harness: harness, Task: text, Cwd: cwd})
 	th := wThread{id: res.Thread.ID}
 	if res.Thread.LastTurn != nil {
@@ -310,20 +199,20 @@ func (w *wHost) openGate(th wThread) {
 func (w *wHost) rerun(th *wThread) {
 	w.t.Helper()
 	th.gate = filepath.Join(w.gates, w.nextName("g"))
-	res := wCall[api.ThreadSendResult](w.t, w.rt(), api.MethodThreadSend, api.ThreadSendParams{Thread: th.id, Message: "again @gate:" + th.gate + " "})
+	res := call[api.ThreadSendResult](w.t, w.rt(), api.MethodThreadSend, api.ThreadSendParams{Thread: th.id, Message: "again @gate:" + th.gate + " "})
 	th.turn = res.TurnID
 }
 
 func (w *wHost) read(id string) api.ThreadReadResult {
 	w.t.Helper()
-	return wCall[api.ThreadReadResult](w.t, w.rt(), api.MethodThreadRead, api.ThreadReadParams{Thread: id})
+	return call[api.ThreadReadResult](w.t, w.rt(), api.MethodThreadRead, api.ThreadReadParams{Thread: id})
 }
 
 func (w *wHost) running(id string) bool { return running(w.read(id).Thread) }
 
 func (w *wHost) waitStopped(id string) api.ThreadReadResult {
 	w.t.Helper()
-	res := wCall[api.ThreadReadResult](w.t, w.rt(), api.MethodThreadWait, api.ThreadWaitParams{
+	res := call[api.ThreadReadResult](w.t, w.rt(), api.MethodThreadWait, api.ThreadWaitParams{
 		ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: int(wWait / time.Millisecond)})
 	if res.TimedOut == nil || *res.TimedOut {
 		w.t.Fatalf("thread %s still running", id)
@@ -334,7 +223,7 @@ func (w *wHost) waitStopped(id string) api.ThreadReadResult {
 // userMessages are the user messages of a thread, oldest first.
 func (w *wHost) userMessages(id string) []string {
 	w.t.Helper()
-	res := wCall[api.ThreadReadResult](w.t, w.rt(), api.MethodThreadRead, api.ThreadReadParams{Thread: id, View: model.ViewMessages, Limit: 100})
+	res := call[api.ThreadReadResult](w.t, w.rt(), api.MethodThreadRead, api.ThreadReadParams{Thread: id, View: model.ViewMessages, Limit: 100})
 	var out []string
 	for _, m := range res.Messages {
 		if m.Role == model.RoleUser {
@@ -361,7 +250,7 @@ func (w *wHost) waitUserMessages(id string, n int) []string {
 
 func (w *wHost) watch(c *api.Client, p api.ThreadWatchParams) api.WatchResult {
 	w.t.Helper()
-	return wCall[api.WatchResult](w.t, c, api.MethodThreadWatch, p)
+	return call[api.WatchResult](w.t, c, api.MethodThreadWatch, p)
 }
 
 // watching registers a watch that must come back watching.
@@ -376,7 +265,7 @@ func (w *wHost) watching(c *api.Client, p api.ThreadWatchParams) model.Watch {
 
 func (w *wHost) watches() api.WatchesResult {
 	w.t.Helper()
-	return wCall[api.WatchesResult](w.t, w.rt(), api.MethodThreadWatches, nil)
+	return call[api.WatchesResult](w.t, w.rt(), api.MethodThreadWatches, nil)
 }
 
 // find returns a listed watch and its list ("" when not listed).
@@ -434,7 +323,7 @@ func (w *wHost) settled(id string) (model.Watch, string) {
 func (w *wHost) storedWatches() int {
 	w.t.Helper()
 	n := 0
-	if err := w.h.Store().Watches(func(model.Watch) error { n++; return nil }); err != nil {
+	if err := w.Store().Watches(func(model.Watch) error { n++; return nil }); err != nil {
 		w.t.Fatal(err)
 	}
 	return n
@@ -442,7 +331,7 @@ func (w *wHost) storedWatches() int {
 
 func (w *wHost) events(client, after string, limit int) api.ClientEventsResult {
 	w.t.Helper()
-	return wCall[api.ClientEventsResult](w.t, w.client(client), api.MethodClientEvents, api.ClientEventsParams{After: after, Limit: limit})
+	return call[api.ClientEventsResult](w.t, w.client(client), api.MethodClientEvents, api.ClientEventsParams{After: after, Limit: limit})
 }
 
 // event waits for the client event of a watch.
@@ -462,7 +351,7 @@ func (w *wHost) event(client, watchID string) model.ClientEvent {
 }
 
 func (w *wHost) transcriptPath(id string) string {
-	return filepath.Join(w.home, "transcripts", id+".jsonl")
+	return filepath.Join(w.transcriptDir(), id+".jsonl")
 }
 
 // Scenario: S000-28 (S001-01)
@@ -498,7 +387,7 @@ func TestWatchS000_29_AlreadyTerminalRegistersAndSendsNothing(t *testing.T) {
 	failed := w.startThread("wgate", "this one fails @fail", "")
 	w.waitStopped(failed.id)
 	cancelled := w.gated("")
-	wCall[api.ThreadCancelResult](t, w.rt(), api.MethodThreadCancel, api.ThreadCancelParams{Thread: cancelled.id})
+	call[api.ThreadCancelResult](t, w.rt(), api.MethodThreadCancel, api.ThreadCancelParams{Thread: cancelled.id})
 	w.waitStopped(cancelled.id)
 
 	for _, c := range []struct {
@@ -586,7 +475,7 @@ func TestWatchS000_31_ResultsNameTheirSourceTurn(t *testing.T) {
 
 	w.openGate(completes)
 	w.openGate(fails)
-	wCall[api.ThreadCancelResult](t, w.rt(), api.MethodThreadCancel, api.ThreadCancelParams{Thread: cancelled.id})
+	call[api.ThreadCancelResult](t, w.rt(), api.MethodThreadCancel, api.ThreadCancelParams{Thread: cancelled.id})
 	for th, result := range map[wThread]string{completes: model.ResultCompleted, fails: model.ResultFailed, cancelled: model.ResultInterrupted} {
 		ev := w.event("bot", ids[th.id])
 		if ev.Result != result || ev.Turn != th.turn || ev.Thread != model.ThreadID(th.id) || ev.Link != "codex://threads/"+th.id {
@@ -615,7 +504,7 @@ func TestWatchS000_32_SteerIsNotAStop(t *testing.T) {
 	w := wNewHost(t, wHostOptions{native: true})
 	w.fake.Enqueue(fakemodel.Slow(50*time.Millisecond, time.Minute))
 	ctx := context.Background()
-	res := wCall[api.DelegateStartResult](t, w.client("ops"), api.MethodDelegateStart, api.DelegateStartParams{Harness: model.NativeHarness, Task: "steer me", Cwd: t.TempDir()})
+	res := call[api.DelegateStartResult](t, w.client("ops"), api.MethodDelegateStart, api.DelegateStartParams{Harness: model.NativeHarness, Task: "steer me", Cwd: t.TempDir()})
 	id := res.Thread.ID
 	if _, err := w.fake.WaitRequests(ctx, 1); err != nil {
 		t.Fatal(err)
@@ -628,14 +517,14 @@ func TestWatchS000_32_SteerIsNotAStop(t *testing.T) {
 
 	// Scenario: S000-30 — one native thread has an active turn (a caller inference would pick
 	// it); a runtime caller without --notify or CODEXHOST_THREAD_ID still fails.
-	if a := w.h.native.Active(); !slices.Equal(a, []model.ThreadID{model.ThreadID(id)}) {
+	if a := w.native.Active(); !slices.Equal(a, []model.ThreadID{model.ThreadID(id)}) {
 		t.Fatalf("active native threads: %v", a)
 	}
 	other := w.gated("")
 	wCallErr(t, w.rt(), api.MethodThreadWatch, api.ThreadWatchParams{Thread: other.id}, model.CodeInvalidArgument)
 	w.openGate(other)
 
-	c, err := w.h.native.Client(ctx)
+	c, err := w.native.Client(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -884,7 +773,7 @@ func TestWatchS000_38_UserStopsTheRecipient(t *testing.T) {
 
 	// The user stops the recipient's turn: the pending notification then starts a new turn,
 	// and the other watch is still registered.
-	wCall[api.ThreadCancelResult](t, rt, api.MethodThreadCancel, api.ThreadCancelParams{Thread: rcpt.id})
+	call[api.ThreadCancelResult](t, rt, api.MethodThreadCancel, api.ThreadCancelParams{Thread: rcpt.id})
 	msgs := w.waitUserMessages(rcpt.id, 2)
 	if !strings.Contains(msgs[1], a.id) {
 		t.Fatalf("notification %q", msgs[1])
@@ -1007,12 +896,12 @@ func TestWatchDelegateStartWatchesTheChild(t *testing.T) {
 	w := wNewHost(t, wHostOptions{})
 	parent := w.idle()
 	gate1, gate2 := filepath.Join(w.gates, "child1"), filepath.Join(w.gates, "child2")
-	res := wCall[api.DelegateStartResult](t, w.rt(), api.MethodDelegateStart, api.DelegateStartParams{
+	res := call[api.DelegateStartResult](t, w.rt(), api.MethodDelegateStart, api.DelegateStartParams{
 		Caller: api.CallerHint{EnvThread: parent.id}, Harness: "wgate", Task: "child @gate:" + gate1 + " ", Cwd: w.gates, Watch: true})
 	if res.Watch == nil || res.Watch.State != model.WatchWatching || res.Watch.Watch.Notify != parent.id || res.Watch.Watch.Thread != model.ThreadID(res.Thread.ID) {
 		t.Fatalf("delegate --watch from a thread: %+v", res.Watch)
 	}
-	byClient := wCall[api.DelegateStartResult](t, w.client("bot"), api.MethodDelegateStart, api.DelegateStartParams{
+	byClient := call[api.DelegateStartResult](t, w.client("bot"), api.MethodDelegateStart, api.DelegateStartParams{
 		Harness: "wgate", Task: "client child @gate:" + gate2 + " ", Cwd: w.gates, Watch: true, WatchTimeoutMs: 60000})
 	if byClient.Watch == nil || byClient.Watch.Watch.Notify != "client:bot" || !byClient.Watch.Watch.Deadline.Equal(wT0.Add(time.Minute)) {
 		t.Fatalf("delegate --watch from a client: %+v", byClient.Watch)
