@@ -580,6 +580,20 @@ func (n *Native) Cancel(ctx context.Context, id model.ThreadID) (string, error) 
 			err = c.TurnInterrupt(ctx, string(id), turnID)
 		}
 	}
+	// turn/start answers before the App Server counts the turn as active, so an interrupt
+	// right after a send can find "no active turn": while we still follow that turn, give it
+	// a moment to start and try again.
+	for delay := 10 * time.Millisecond; nativeRPCHas(err, "no active turn") && delay <= 640*time.Millisecond; delay *= 2 {
+		if now, _ := n.tracked(c, id); now.turnID != turnID {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(delay):
+		}
+		err = c.TurnInterrupt(ctx, string(id), turnID)
+	}
 	if nativeRPCHas(err, "no active turn") {
 		return "", nativeNothingToCancel(id)
 	}
