@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,10 +22,18 @@ func newClientCmd() *cobra.Command {
 }
 
 func newClientAddCmd() *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON bool
+		grant  config.Grant
+	)
 	cmd := &cobra.Command{
-		Use:   "add NAME",
+		Use:   "add NAME [--scope S]...",
 		Short: "Create a client token (printed once; only its SHA-256 is stored)",
+		Long: "Create a client token (printed once; only its SHA-256 is stored).\n\n" +
+			"Without --scope the client has no operator scope: it cannot list, read or change Codex sessions. " +
+			"operator.read lists hosts and sessions and reads transcripts; operator.write adds continue and archive " +
+			"of local threads; operator.admin adds continue of a paired node's thread. Continue and archive also " +
+			"need --allow-write-controls.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return invalidArgs(cmd, "expects the client's name")
@@ -43,7 +52,7 @@ func newClientAddCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			token, err := cfg.AddClient(args[0])
+			token, err := cfg.AddClient(args[0], grant)
 			if err != nil {
 				return err
 			}
@@ -60,5 +69,8 @@ func newClientAddCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().StringArrayVar(&grant.Scopes, "scope", nil, "grant an operator scope: "+strings.Join(config.OperatorScopes, ", ")+" (repeatable)")
+	cmd.Flags().BoolVar(&grant.AllowWriteControls, "allow-write-controls", false, "allow write actions (continue, archive) within the client's scopes")
+	cmd.Flags().BoolVar(&grant.AllowRawTranscripts, "allow-raw-transcripts", false, "allow raw transcript fields (none are served yet)")
 	return cmd
 }

@@ -233,12 +233,19 @@ func localOperatorToken(home string) (string, error) {
 		return "", err
 	}
 	want := config.HashToken(token)
-	if cl, ok := cfg.Clients[localClient]; !ok || cl.TokenSHA256 != want {
-		// The token file is the operator's credential; config.toml follows it.
+	if cl, ok := cfg.Clients[localClient]; !ok || cl.TokenSHA256 != want || len(cl.Scopes) == 0 {
+		// The token file is the operator's credential; config.toml follows it. The client gets
+		// every operator scope and both controls when made, or when it has no scopes (it was
+		// written before scopes existed); scopes narrowed by hand are kept.
 		if cfg.Clients == nil {
 			cfg.Clients = map[string]config.Client{}
 		}
-		cfg.Clients[localClient] = config.Client{TokenSHA256: want}
+		cl.TokenSHA256 = want
+		if len(cl.Scopes) == 0 {
+			g := config.OperatorGrant()
+			cl.Scopes, cl.AllowRawTranscripts, cl.AllowWriteControls = g.Scopes, g.AllowRawTranscripts, g.AllowWriteControls
+		}
+		cfg.Clients[localClient] = cl
 		if err := config.Save(home, cfg); err != nil {
 			return "", model.Errorf(model.CodeFailedPrecondition, "check the permissions of config.toml", "register the local operator client: %v", err)
 		}

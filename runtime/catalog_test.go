@@ -21,7 +21,7 @@ import (
 // homes as catalog hosts with opaque ids, lists threads of each without showing any path,
 // and stops the extra home's App Server when it closes.
 func TestCatalogServesExtraCodexHomesAndStopsTheirAppServers(t *testing.T) {
-	th := newTestHost(t, hostOptions{codex: true, clients: []string{"ops"}})
+	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	extra := codextest.NewHome(t, th.fake.URL())
 	stored := catalogStoredThread(t, extra, "extra home thread")
 

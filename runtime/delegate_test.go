@@ -747,7 +747,7 @@ func TestClientAddedWhileRunningConnectsAsThatClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := cfg.AddClient("late")
+	tok, err := cfg.AddClient("late", config.Grant{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,10 +157,11 @@ func (h *Host) supervisedEvent(ev harness.Event) {
 }
 
 // CatalogContinue returns the supervised thread of a source, creating a pending branch when
-// the source has none. It is an operator method: agents get no write controls.
+// the source has none. It is an operator method (authorizeCatalog): agents get no write
+// controls, and a node's thread needs operator.admin.
 func (h *Host) CatalogContinue(ctx context.Context, caller api.Caller, p api.CatalogContinueParams) (api.CatalogContinueResult, error) {
-	if caller.Kind == api.CallerRuntime {
-		return api.CatalogContinueResult{}, model.Errorf(model.CodePermissionDenied, "ask the user to run it as an operator command", "%s is an operator method", api.MethodCatalogContinue)
+	if err := h.authorizeCatalog(caller, api.MethodCatalogContinue, p.Host); err != nil {
+		return api.CatalogContinueResult{}, err
 	}
 	if h.supervision == nil {
 		return api.CatalogContinueResult{}, model.Errorf(model.CodeFailedPrecondition, "restart the runtime", "the catalog is not running")

@@ -42,6 +42,8 @@ type hostOptions struct {
 	codex     bool                      // start the real App Server on a fake-model Codex home
 	fakeOpts  []fakemodel.Option        // for the fake model when codex is set
 	clients   []string                  // client names to configure; tokens in testHost.tokens
+	operators []string                  // clients given every operator scope and both controls
+	grants    map[string]config.Grant   // clients given these grants
 	now       func() time.Time          // injected clock
 	environ   []string                  // added to the runtime's environment
 	harnesses map[string]config.Harness // nil: testHarnesses
@@ -92,7 +94,21 @@ func newTestHost(t *testing.T, ho hostOptions) *testHost {
 		cfg.Harnesses = testHarnesses
 	}
 	for _, name := range ho.clients {
-		tok, err := cfg.AddClient(name)
+		tok, err := cfg.AddClient(name, config.Grant{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		th.tokens[name] = tok
+	}
+	for _, name := range ho.operators {
+		tok, err := cfg.AddClient(name, config.OperatorGrant())
+		if err != nil {
+			t.Fatal(err)
+		}
+		th.tokens[name] = tok
+	}
+	for name, g := range ho.grants {
+		tok, err := cfg.AddClient(name, g)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,6 +21,9 @@ import (
 // nodeHostPrefix starts the ids of paired nodes, which this catalog does not serve.
 const nodeHostPrefix = "node:"
 
+// IsNodeHost reports whether id names a paired node rather than a local host.
+func IsNodeHost(id string) bool { return strings.HasPrefix(id, nodeHostPrefix) }
+
 // Supervisor keeps the supervised branches of the catalog's sources: a branch is a new
 // codexhost thread that continues a native session without ever resuming it. Bindings are
 // records in the store (ids and state only); each branch's bounded history is a file in dir.
@@ -108,7 +111,7 @@ type Branch struct {
 // source is read, never resumed, subscribed to or changed.
 func (s *Supervisor) Continue(ctx context.Context, p api.CatalogContinueParams) (Branch, error) {
 	c := s.cat
-	if strings.HasPrefix(p.Host, nodeHostPrefix) {
+	if IsNodeHost(p.Host) {
 		return Branch{}, model.Errorf(model.CodeFailedPrecondition, "continue a thread of a local host (`codexhost hosts` lists them)",
 			"host %s is a paired node; continuing a node's thread is not supported by this runtime", quoteArg(p.Host))
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -53,8 +54,81 @@ type Harness struct {
 }
 
 // Client is a named external client; only the SHA-256 of its token is kept.
+//
+// Scopes grant the operator methods of the fleet catalog (see Scope*). A client without a
+// `scopes` key has none of them: scripts and bots made before scopes existed keep delegation
+// and their other methods but cannot list, read or change Codex sessions until given a scope.
+// The home's operator client (OperatorClient) is the exception: it is created with every
+// scope, and one written before scopes existed is read as having them (Config.Grant).
+//
+// AllowRawTranscripts and AllowWriteControls (both off by default) gate what a client may do
+// through the catalog beyond listing, on top of its scopes: every external client may be a
+// tool handed to an agent, so write actions (archive, continue) need AllowWriteControls as
+// well as operator.write. AllowRawTranscripts is reserved for raw transcript fields (item
+// JSON, tool calls and results): transcripts serve only user and assistant message text
+// today, which operator.read grants, so the flag changes nothing yet.
 type Client struct {
-	TokenSHA256 string `toml:"token_sha256"`
+	TokenSHA256         string   `toml:"token_sha256"`
+	Scopes              []string `toml:"scopes,omitempty"`
+	AllowRawTranscripts bool     `toml:"allowRawTranscripts,omitempty"`
+	AllowWriteControls  bool     `toml:"allowWriteControls,omitempty"`
+}
+
+// Operator scopes, from least to most: each grants what the ones before it grant.
+const (
+	// ScopeRead lists hosts and sessions and reads transcripts.
+	ScopeRead = "operator.read"
+	// ScopeWrite adds the local write actions: continue of a local source and archive.
+	ScopeWrite = "operator.write"
+	// ScopeAdmin adds continue of a paired node's thread.
+	ScopeAdmin = "operator.admin"
+)
+
+// OperatorScopes are the known scopes, least first.
+var OperatorScopes = []string{ScopeRead, ScopeWrite, ScopeAdmin}
+
+// ValidScope reports whether s is a known scope name.
+func ValidScope(s string) bool { return slices.Contains(OperatorScopes, s) }
+
+// Grant is what one client may do through the catalog.
+type Grant struct {
+	Scopes              []string
+	AllowRawTranscripts bool
+	AllowWriteControls  bool
+}
+
+// Has reports whether the grant holds scope, directly or through a higher one.
+func (g Grant) Has(scope string) bool {
+	want := slices.Index(OperatorScopes, scope)
+	if want < 0 {
+		return false
+	}
+	for _, s := range g.Scopes {
+		if slices.Index(OperatorScopes, s) >= want {
+			return true
+		}
+	}
+	return false
+}
+
+// OperatorGrant is the grant of the home's operator client: every scope and both controls.
+func OperatorGrant() Grant {
+	return Grant{Scopes: slices.Clone(OperatorScopes), AllowRawTranscripts: true, AllowWriteControls: true}
+}
+
+// Grant returns what the named client may do; an unknown client may do nothing. The
+// operator client without a `scopes` key (written before scopes existed) holds the operator
+// grant: its token is the home's own credential. (An empty list is not kept in the file, so
+// it reads the same.)
+func (c *Config) Grant(name string) Grant {
+	cl, ok := c.Clients[name]
+	if !ok {
+		return Grant{}
+	}
+	if name == OperatorClient && len(cl.Scopes) == 0 {
+		return OperatorGrant()
+	}
+	return Grant{Scopes: slices.Clone(cl.Scopes), AllowRawTranscripts: cl.AllowRawTranscripts, AllowWriteControls: cl.AllowWriteControls}
 }
 
 // Delegate tunes delegation.
@@ -141,6 +215,11 @@ func (c *Config) Validate() error {
 		}
 		if len(cl.TokenSHA256) != 64 {
 			return model.Errorf(model.CodeInvalidArgument, "recreate it with `codexhost client add "+name+"`", "config: client %q has a malformed token_sha256", name)
+		}
+		for _, sc := range cl.Scopes {
+			if !ValidScope(sc) {
+				return model.Errorf(model.CodeInvalidArgument, "use scopes from "+strings.Join(OperatorScopes, ", "), "config: client %q has an unknown scope %q", name, sc)
+			}
 		}
 	}
 	if c.Delegate.DedupeWindow.Duration < 0 {
@@ -252,10 +331,20 @@ func (c *Config) MatchClient(token string) (string, bool) {
 	return match, match != ""
 }
 
-// AddClient creates a client token, stores its hash and returns the token (shown once).
-func (c *Config) AddClient(name string) (string, error) {
+// AddClient creates a client token, stores its hash and returns the token (shown once). The
+// client gets the grant g; the zero Grant is no operator scope and neither control.
+func (c *Config) AddClient(name string, g Grant) (string, error) {
 	if !ValidName(name) {
 		return "", model.Errorf(model.CodeInvalidArgument, "use lowercase letters, digits, - and _ (start with a letter)", "invalid client name %q", name)
+	}
+	var scopes []string
+	for _, sc := range g.Scopes {
+		if !ValidScope(sc) {
+			return "", model.Errorf(model.CodeInvalidArgument, "use scopes from "+strings.Join(OperatorScopes, ", "), "unknown scope %q", sc)
+		}
+		if !slices.Contains(scopes, sc) {
+			scopes = append(scopes, sc)
+		}
 	}
 	if _, ok := c.Clients[name]; ok {
 		return "", model.Errorf(model.CodeFailedPrecondition, "choose another name, or remove ["+"clients."+name+"] from config.toml first", "client %q already exists", name)
@@ -264,6 +353,6 @@ func (c *Config) AddClient(name string) (string, error) {
 	if c.Clients == nil {
 		c.Clients = map[string]Client{}
 	}
-	c.Clients[name] = Client{TokenSHA256: HashToken(token)}
+	c.Clients[name] = Client{TokenSHA256: HashToken(token), Scopes: scopes, AllowRawTranscripts: g.AllowRawTranscripts, AllowWriteControls: g.AllowWriteControls}
 	return token, nil
 }

@@ -62,11 +62,11 @@ func TestLoadRejectsBadConfigWithHints(t *testing.T) {
 func TestClientTokensAreStoredHashedAndMatched(t *testing.T) {
 	home := t.TempDir()
 	c := &Config{}
-	token, err := c.AddClient("grok-bot")
+	token, err := c.AddClient("grok-bot", Grant{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AddClient("grok-bot"); !model.IsCode(err, model.CodeFailedPrecondition) {
+	if _, err := c.AddClient("grok-bot", Grant{}); !model.IsCode(err, model.CodeFailedPrecondition) {
 		t.Fatalf("duplicate client: %v", err)
 	}
 	if err := Save(home, c); err != nil {
@@ -90,7 +90,7 @@ func TestClientTokensAreStoredHashedAndMatched(t *testing.T) {
 	if _, ok := back.MatchClient(token + "x"); ok {
 		t.Fatal("a wrong token matched")
 	}
-	if _, err := c.AddClient("Bad Name"); !model.IsCode(err, model.CodeInvalidArgument) {
+	if _, err := c.AddClient("Bad Name", Grant{}); !model.IsCode(err, model.CodeInvalidArgument) {
 		t.Fatalf("bad name: %v", err)
 	}
 }
@@ -142,5 +142,90 @@ func TestLoadRejectsBadCatalogHomesWithoutEchoingPaths(t *testing.T) {
 	c := &Config{Catalog: Catalog{CodexHomes: many}}
 	if err := c.Validate(); !model.IsCode(err, model.CodeInvalidArgument) {
 		t.Fatalf("too many homes: %v", err)
+	}
+}
+
+// Scenario: S003-18 (scopes) — clients carry operator scopes and the two controls; a client
+// without a `scopes` key has no scope, the home's operator client without one has them all,
+// higher scopes grant the lower ones, and an unknown scope name is refused with a hint.
+func TestClientScopesAndControls(t *testing.T) {
+	hash := strings.Repeat("a", 64)
+	home := t.TempDir()
+	write(t, home, `
+[clients.ops]
+token_sha256 = "`+hash+`"
+scopes = ["operator.write"]
+allowWriteControls = true
+[clients.reader]
+token_sha256 = "`+hash+`"
+scopes = ["operator.read"]
+allowRawTranscripts = true
+[clients.bot]
+token_sha256 = "`+hash+`"
+[clients.local]
+token_sha256 = "`+hash+`"
+`)
+	c, err := Load(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, reader, bot, local := c.Grant("ops"), c.Grant("reader"), c.Grant("bot"), c.Grant(OperatorClient)
+	if !ops.Has(ScopeRead) || !ops.Has(ScopeWrite) || ops.Has(ScopeAdmin) || !ops.AllowWriteControls || ops.AllowRawTranscripts {
+		t.Fatalf("ops %+v", ops)
+	}
+	if !reader.Has(ScopeRead) || reader.Has(ScopeWrite) || !reader.AllowRawTranscripts || reader.AllowWriteControls {
+		t.Fatalf("reader %+v", reader)
+	}
+	if bot.Has(ScopeRead) || bot.AllowWriteControls || bot.AllowRawTranscripts {
+		t.Fatalf("a client without scopes must hold none: %+v", bot)
+	}
+	if !local.Has(ScopeAdmin) || !local.AllowWriteControls || !local.AllowRawTranscripts {
+		t.Fatalf("the operator client written before scopes: %+v", local)
+	}
+	if g := c.Grant("nobody"); g.Has(ScopeRead) || g.AllowWriteControls {
+		t.Fatalf("unknown client %+v", g)
+	}
+	if (Grant{Scopes: []string{"operator.root"}}).Has("operator.root") {
+		t.Fatal("an unknown scope was granted")
+	}
+
+	write(t, home, "[clients.ops]\ntoken_sha256 = \""+hash+"\"\nscopes = [\"operator.read\", \"operator.delete\"]\n")
+	_, err = Load(home)
+	if !model.IsCode(err, model.CodeInvalidArgument) || !strings.Contains(err.Error(), `"operator.delete"`) || !strings.Contains(model.AsError(err).Hint, ScopeAdmin) {
+		t.Fatalf("unknown scope: %v", err)
+	}
+}
+
+func TestAddClientStoresItsGrant(t *testing.T) {
+	home := t.TempDir()
+	c := &Config{}
+	if _, err := c.AddClient("ops", Grant{Scopes: []string{ScopeRead, ScopeWrite, ScopeRead}, AllowWriteControls: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddClient("bot", Grant{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AddClient("odd", Grant{Scopes: []string{"admin"}}); !model.IsCode(err, model.CodeInvalidArgument) {
+		t.Fatalf("unknown scope: %v", err)
+	}
+	if _, ok := c.Clients["odd"]; ok {
+		t.Fatal("a refused client was added")
+	}
+	if err := Save(home, c); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(home, FileName))
+	if !strings.Contains(string(raw), `scopes = ["operator.read", "operator.write"]`) || !strings.Contains(string(raw), "allowWriteControls = true") || strings.Contains(string(raw), "allowRawTranscripts") {
+		t.Fatalf("config:\n%s", raw)
+	}
+	back, err := Load(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := back.Grant("ops"); !g.Has(ScopeWrite) || g.Has(ScopeAdmin) || !g.AllowWriteControls {
+		t.Fatalf("ops %+v", g)
+	}
+	if g := back.Grant("bot"); len(g.Scopes) != 0 || g.AllowWriteControls {
+		t.Fatalf("bot %+v", g)
 	}
 }
