@@ -111,6 +111,12 @@ func TestKeyConfigErrorsNameTheEntry(t *testing.T) {
 // points the operator commands at it.
 func appHome(t *testing.T) (home string, host *runtime.Host) {
 	t.Helper()
+	return appHomeWith(t, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LANG=C.UTF-8", "CODEXHOST_CODEX_BIN=/nonexistent/codex"})
+}
+
+// appHomeWith is appHome with the runtime's process environment given.
+func appHomeWith(t *testing.T, environ []string) (home string, host *runtime.Host) {
+	t.Helper()
 	home, err := os.MkdirTemp("", "chu")
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +139,6 @@ func appHome(t *testing.T) (home string, host *runtime.Host) {
 	if _, err := localOperatorToken(home); err != nil {
 		t.Fatal(err)
 	}
-	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LANG=C.UTF-8", "CODEXHOST_CODEX_BIN=/nonexistent/codex"}
 	host, err = runtime.Open(context.Background(), runtime.Options{Home: home, CLIPath: "/bin/false", Environ: environ})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,305 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/keymap"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/themes"
+	"github.com/codexhost/codexhost/ui"
+)
+
+// storedCodexThread makes a thread in codexHome with one completed turn per text, using an
+// App Server of its own that is stopped before returning, as another Codex client leaves one.
+func storedCodexThread(t *testing.T, bin, codexHome string, texts ...string) string {
+	t.Helper()
+	ctx := context.Background()
+	c, err := appserver.Start(ctx, appserver.Config{Bin: bin, Env: codextest.Env(codexHome), Dir: codexHome})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.ThreadStart(ctx, appserver.ThreadStartParams{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, stop := c.Subscribe(func(m string) bool { return m == "turn/completed" })
+	defer stop()
+	for _, text := range texts {
+		if _, err := c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: res.Thread.ID, Input: appserver.TextInput(text)}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("turn %q did not complete", text)
+		}
+	}
+	return res.Thread.ID
+}
+
+// appDriver presses keys in a teatest program and waits for what the frames after the last
+// key press show. The output is kept whole, so a frame that arrived together with an earlier
+// one is never missed.
+type appDriver struct {
+	t    *testing.T
+	tm   *teatest.TestModel
+	app  *ui.App
+	all  bytes.Buffer
+	mark int
+}
+
+func (d *appDriver) drain() {
+	b, _ := io.ReadAll(d.tm.Output())
+	d.all.Write(b)
+}
+
+func (d *appDriver) since() []byte { d.drain(); return d.all.Bytes()[d.mark:] }
+
+// seen reports whether every want showed since the last action, waiting up to wait.
+func (d *appDriver) seen(wait time.Duration, want ...string) bool {
+	deadline := time.Now().Add(wait)
+	for {
+		out := d.since()
+		ok := true
+		for _, w := range want {
+			ok = ok && bytes.Contains(out, []byte(w))
+		}
+		if ok {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (d *appDriver) waitFor(want ...string) {
+	d.t.Helper()
+	if !d.seen(30*time.Second, want...) {
+		d.t.Fatalf("waited for %q; the app showed since the last key:\n%s", want, d.since())
+	}
+}
+
+func (d *appDriver) act(f func()) {
+	d.drain()
+	d.mark = d.all.Len()
+	f()
+}
+
+func (d *appDriver) press(b keymapBinding) { d.act(func() { d.tm.Send(keymap.MustMsg(b.Keys()[0])) }) }
+func (d *appDriver) key(k string)          { d.act(func() { d.tm.Send(keymap.MustMsg(k)) }) }
+func (d *appDriver) typeText(s string)     { d.act(func() { d.tm.Type(s) }) }
+
+func shortThreadID(id string) string { return id[:8] + "…" + id[len(id)-2:] }
+
+// hostCount reads the row count of the last header of host drawn since the last action.
+func (d *appDriver) hostCount(host string) int {
+	d.t.Helper()
+	m := regexp.MustCompile(regexp.QuoteMeta(host)+`  \S+ \S+ · (\d+)`).FindAllSubmatch(d.since(), -1)
+	if len(m) == 0 {
+		return -1
+	}
+	n, _ := strconv.Atoi(string(m[len(m)-1][1]))
+	return n
+}
+
+func catalogSessionIDs(t *testing.T, s *operatorSession, host string) []string {
+	t.Helper()
+	var res api.CatalogSessionsResult
+	if err := s.Call(context.Background(), api.MethodCatalogSessions, api.CatalogSessionsParams{Host: host}, &res); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range res.Hosts {
+		for _, ss := range h.Sessions {
+			ids = append(ids, ss.ID)
+		}
+	}
+	return ids
+}
+
+// TestTerminalAppFlowWithANativeSession runs the app against a runtime whose Codex home holds
+// stored sessions, as a person would: select a session of gateway:local, page its transcript
+// back, continue it, send a message to the supervised thread and see the reply, and archive
+// another session with confirmation.
+func TestTerminalAppFlowWithANativeSession(t *testing.T) {
+	bin := codextest.CodexBin(t)
+	fake := fakemodel.Start(t)
+	codexHome := codextest.NewHome(t, fake.URL())
+	// More turns than one transcript page (20 turns) holds.
+	var turns []string
+	for i := 1; i <= 23; i++ {
+		turns = append(turns, fmt.Sprintf("stored turn %02d", i))
+	}
+	long := storedCodexThread(t, bin, codexHome, turns...)
+	spare := storedCodexThread(t, bin, codexHome, "spare session to archive")
+
+	home, _ := appHomeWith(t, append(codextest.Env(codexHome), "CODEXHOST_CODEX_BIN="+bin))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := openOperator(ctx, home, operatorCommand{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	events, err := s.subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := catalogSessionIDs(t, s, "gateway:local"); !slices.Contains(ids, long) || !slices.Contains(ids, spare) {
+		t.Fatalf("the catalog does not list the stored sessions: %v", ids)
+	}
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	km := keymap.Default()
+	const grace = 300 * time.Millisecond
+	app := ui.New(ui.Options{Context: ctx, Runtime: s, Lineage: s.lineage, Keys: km, Styles: themes.New(r, themes.Dark()),
+		Profile: termenv.Ascii, Endpoint: s.endpoint(), Client: s.clientName(), Cwd: t.TempDir(), Timeout: 20 * time.Second,
+		Location: time.UTC, Grace: grace})
+	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(150, 45))
+	go func() {
+		for ev := range events {
+			tm.Send(ui.EventMsg(ev))
+		}
+	}()
+	d := &appDriver{t: t, tm: tm, app: app}
+
+	d.waitFor("gateway:local", "stored turn 01", "spare session to archive")
+	before := d.hostCount("gateway:local")
+	if before < 2 {
+		t.Fatalf("gateway:local shows %d sessions:\n%s", before, d.since())
+	}
+
+	// Select the long session: the cursor moves down the fleet until its transcript shows.
+	selectSession := func(id string) {
+		t.Helper()
+		for range 12 {
+			d.press(km.List.Down)
+			if d.seen(2*time.Second, "· "+id) {
+				return
+			}
+		}
+		t.Fatalf("%s never got selected:\n%s", id, d.all.Bytes())
+	}
+	d.press(km.List.Top)
+	if !d.seen(2*time.Second, "· "+long) {
+		selectSession(long)
+	}
+	d.press(km.List.Select)
+	// The newest page, followed live: the last turn shows.
+	d.waitFor("▌ stored turn 23", "fake reply #23 to: stored turn 23", "● live")
+
+	// Page back: the top of the newest page offers older messages, and it does not reach the
+	// first turns; up once more loads the older page.
+	d.press(km.Transcript.Top)
+	d.waitFor("paused", "↑ older messages: scroll up to load")
+	if bytes.Contains(d.since(), []byte("▌ stored turn 01")) || bytes.Contains(d.since(), []byte("▌ stored turn 02")) {
+		t.Fatalf("the newest page holds the oldest turns:\n%s", d.since())
+	}
+	// The loaded page keeps the lines on screen where they were; the oldest turns show at the
+	// top once it landed.
+	for i := 0; ; i++ {
+		d.press(km.Transcript.Up)
+		d.press(km.Transcript.Top)
+		if d.seen(2*time.Second, "▌ stored turn 01", "▌ stored turn 02") {
+			break
+		}
+		if i == 5 {
+			t.Fatalf("the older page never showed:\n%s", d.all.Bytes())
+		}
+	}
+	if bytes.Contains(d.since(), []byte("↑ older messages")) {
+		t.Fatalf("an older page is offered after the oldest turn:\n%s", d.since())
+	}
+
+	// Continue: the dialog explains, y confirms, the supervised thread opens.
+	d.press(km.Fleet.Continue)
+	d.waitFor("Continue session?", "new branch", "(y/N)")
+	d.press(km.Dialog.Confirm)
+	d.waitFor("new supervised thread", "of "+shortThreadID(long))
+	sup := regexp.MustCompile(`new supervised thread (\S+…\S\S)`).FindSubmatch(d.since())
+	if sup == nil {
+		t.Fatalf("no supervised thread id:\n%s", d.since())
+	}
+
+	// Send a message to it and see the reply.
+	d.press(km.Thread.Send)
+	d.waitFor("Send a message")
+	d.typeText("hello branch")
+	d.press(km.Input.Submit)
+	d.waitFor("sent to " + string(sup[1]))
+	d.waitFor("▌ hello branch", "fake reply #", "to: hello branch")
+
+	// Archive the spare session: any key but y cancels, y archives and it leaves the fleet.
+	d.press(km.Global.Fleet)
+	d.press(km.List.Top)
+	if !d.seen(2*time.Second, "· "+spare) {
+		selectSession(spare)
+	}
+	d.press(km.Thread.Archive)
+	d.waitFor("Archive session?", "y archive")
+	time.Sleep(grace)
+	d.key("enter")
+	d.waitFor("cancelled: archiving " + shortThreadID(spare))
+	if ids := catalogSessionIDs(t, s, "gateway:local"); !slices.Contains(ids, spare) {
+		t.Fatal("enter archived the session")
+	}
+	d.press(km.Thread.Archive)
+	d.waitFor("Archive session?")
+	time.Sleep(grace)
+	d.press(km.Dialog.Confirm)
+	d.waitFor("archived " + shortThreadID(spare) + " on gateway:local")
+	if n := d.hostCount("gateway:local"); n != before-1 {
+		t.Fatalf("gateway:local shows %d sessions after archiving, want %d:\n%s", n, before-1, d.since())
+	}
+	if ids := catalogSessionIDs(t, s, "gateway:local"); slices.Contains(ids, spare) || !slices.Contains(ids, long) {
+		t.Fatalf("sessions after archiving: %v", ids)
+	}
+
+	d.press(km.Global.Quit)
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	// The final frame: neither fleet group lists the archived session any more.
+	final, ok := tm.FinalModel(t).(*ui.App)
+	if !ok || final != d.app {
+		t.Fatalf("final model %T", tm.FinalModel(t))
+	}
+	fleet := fleetColumn(final.View())
+	if strings.Contains(fleet, shortThreadID(spare)) || strings.Contains(fleet, "spare session to archive") ||
+		!strings.Contains(fleet, shortThreadID(long)) {
+		t.Fatalf("the fleet after archiving:\n%s", fleet)
+	}
+}
+
+// fleetColumn is the text of the fleet pane: the first box of each line of a wide layout.
+func fleetColumn(view string) string {
+	var out []string
+	for _, l := range strings.Split(ansi.Strip(view), "\n") {
+		if !strings.HasPrefix(l, "│") && !strings.HasPrefix(l, "┃") {
+			continue
+		}
+		l = strings.TrimLeft(l, "│┃")
+		if i := strings.IndexAny(l, "│┃"); i >= 0 {
+			out = append(out, l[:i])
+		}
+	}
+	return strings.Join(out, "\n")
+}
