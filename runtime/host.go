@@ -342,6 +342,16 @@ func (h *Host) publish(ev api.Event) {
 
 // onHarnessEvent keeps records in step with threads and fans the change out.
 func (h *Host) onHarnessEvent(ev harness.Event) {
+	if ev.Progress {
+		// Only the transcript changed: no record to update and no stop to evaluate.
+		h.publish(api.Event{Type: api.EventThreadProgress, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID})
+		if h.supervision != nil {
+			if sup, ok, err := h.supervision.sup.OfCanonical(ev.Thread); err == nil && ok {
+				h.publish(api.Event{Type: api.EventThreadProgress, Thread: string(sup.Thread), Status: ev.Status, TurnID: ev.TurnID})
+			}
+		}
+		return
+	}
 	at := ev.At
 	if at.IsZero() {
 		at = h.opts.Now()

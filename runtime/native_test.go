@@ -412,7 +412,12 @@ func TestS000_27_WaitOnARunningNativeThreadDoesNotStopIt(t *testing.T) {
 	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
 	c := th.client("bot")
 	id := string(startNative(t, th, slowTask))
-	before := observeNative(t, th, id)
+	// The App Server reports the thread active a moment after the turn is persisted.
+	var before nativeState
+	eventually(t, "the App Server to report "+id+" active", func() bool {
+		before = observeNative(t, th, id)
+		return before.status == appserver.StatusActive
+	})
 	w := call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: 300})
 	if w.TimedOut == nil || !*w.TimedOut || w.Thread.Status != model.ThreadActive {
 		t.Fatalf("wait on a running native thread: timedOut %v status %s", w.TimedOut, w.Thread.Status)

@@ -216,7 +216,7 @@ func (t *transcriptPane) Update(msg tea.Msg) tea.Cmd {
 		t.lines = nil
 		t.settle()
 	case eventMsg:
-		if msg.ev.Type == api.EventThreadStatus && t.has && msg.ev.Thread == t.ref.ID {
+		if (msg.ev.Type == api.EventThreadStatus || msg.ev.Type == api.EventThreadProgress) && t.has && msg.ev.Thread == t.ref.ID {
 			if msg.ev.Status != "" {
 				t.ref.Status = msg.ev.Status
 			}

@@ -98,6 +98,11 @@ func TestTranscriptFollowsLiveThreadOnEvents(t *testing.T) {
 	if m := len(callsTo[api.CatalogTranscriptParams](rt, api.MethodCatalogTranscript)); m != n+1 {
 		t.Fatalf("another thread's event refreshed the transcript")
 	}
+	// A message completing inside the running turn refreshes it too: that is the live follow.
+	a.send(EventMsg(api.Event{Type: api.EventThreadProgress, Thread: idA, Status: model.ThreadActive}))
+	if m := len(callsTo[api.CatalogTranscriptParams](rt, api.MethodCatalogTranscript)); m != n+2 {
+		t.Fatalf("a progress event did not refresh the transcript: %d -> %d", n, m)
+	}
 }
 
 func TestMergeNewestKeepsOlderPagesAndNeverLeavesAGap(t *testing.T) {

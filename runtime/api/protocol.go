@@ -223,8 +223,9 @@ type Event struct {
 
 // Event types.
 const (
-	EventThreadStatus = "thread.status"
-	EventClientLog    = "client.event" // Thread holds the client's name
+	EventThreadStatus   = "thread.status"
+	EventThreadProgress = "thread.progress" // a message of the running turn completed
+	EventClientLog      = "client.event"    // Thread holds the client's name
 )
 
 // RuntimeInfo describes the running runtime.

@@ -38,7 +38,10 @@ type Event struct {
 	Status     string // model.Thread*
 	TurnID     string
 	TurnStatus string // model.Turn*; set when a turn started or ended
-	At         time.Time
+	// Progress marks a message of the running turn that just completed: the transcript grew,
+	// the status did not change (watchers of stops ignore it).
+	Progress bool
+	At       time.Time
 }
 
 // Harness is one way of running threads.

@@ -179,7 +179,7 @@ func nativeClosedErr() error {
 // nativeTracked selects the notifications that carry thread and turn status.
 func nativeTracked(method string) bool {
 	switch method {
-	case "thread/status/changed", "turn/started", "turn/completed", "thread/started", "thread/closed":
+	case "thread/status/changed", "turn/started", "turn/completed", "thread/started", "thread/closed", "item/completed":
 		return true
 	}
 	return false
@@ -282,6 +282,18 @@ func (n *Native) apply(conn *nativeConn, note appserver.Notification) {
 		id := model.ThreadID(ev.Thread.ID)
 		if n.threads[id] == nil {
 			n.threads[id] = &nativeThread{status: nativeStatus(ev.Thread.Status.Type)}
+		}
+	case "item/completed":
+		var ev appserver.ItemEvent
+		if json.Unmarshal(note.Params, &ev) != nil || ev.ThreadID == "" {
+			return
+		}
+		if ev.Item.Type != "userMessage" && ev.Item.Type != "agentMessage" {
+			return
+		}
+		id := model.ThreadID(ev.ThreadID)
+		if t := n.threads[id]; t != nil && t.turnID != "" {
+			n.emitLocked(Event{Thread: id, Status: t.status, TurnID: t.turnID, Progress: true})
 		}
 	case "thread/closed":
 		var ev appserver.ThreadIDEvent
@@ -507,7 +519,7 @@ func (n *Native) send(ctx context.Context, id model.ThreadID, text string) (turn
 
 	// thread/read gives the live status of a loaded thread, and tells a thread that must be
 	// resumed first (notLoaded) from one that does not exist.
-	th, err := c.ThreadRead(ctx, string(id))
+	th, err := nativeThreadRead(ctx, c, id)
 	if err != nil {
 		return "", false, nativeMapErr(err, id)
 	}
@@ -605,7 +617,7 @@ func (n *Native) Cancel(ctx context.Context, id model.ThreadID) (string, error) 
 
 // findActiveTurn asks the App Server for the running turn when live tracking does not know it.
 func (n *Native) findActiveTurn(ctx context.Context, c *appserver.Client, id model.ThreadID) (string, error) {
-	th, err := c.ThreadRead(ctx, string(id))
+	th, err := nativeThreadRead(ctx, c, id)
 	if err != nil {
 		return "", nativeMapErr(err, id)
 	}
@@ -640,7 +652,7 @@ func (n *Native) Owns(ctx context.Context, id model.ThreadID) bool {
 	if err != nil {
 		return false
 	}
-	_, err = c.ThreadRead(ctx, string(id))
+	_, err = nativeThreadRead(ctx, c, id)
 	return err == nil
 }
 

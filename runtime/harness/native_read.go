@@ -39,7 +39,7 @@ func (n *Native) Read(ctx context.Context, id model.ThreadID, req ReadRequest) (
 	if err != nil {
 		return Snapshot{}, err
 	}
-	th, err := c.ThreadRead(ctx, string(id))
+	th, err := nativeThreadRead(ctx, c, id)
 	if err != nil {
 		return Snapshot{}, nativeMapErr(err, id)
 	}
@@ -116,10 +116,22 @@ const (
 // nativeTurnsList is thread/turns/list that rides out that window; the error of a thread for
 // which it lasts is returned unchanged.
 func nativeTurnsList(ctx context.Context, c *appserver.Client, p appserver.TurnsListParams) (appserver.TurnsListResult, error) {
+	return nativeRetryFresh(ctx, "list_turns is not supported yet", func() (appserver.TurnsListResult, error) { return c.TurnsList(ctx, p) })
+}
+
+// nativeThreadRead is thread/read that rides out the same window seen from thread/read: the
+// rollout file exists but is still empty ("rollout at … is empty").
+func nativeThreadRead(ctx context.Context, c *appserver.Client, id model.ThreadID) (appserver.Thread, error) {
+	return nativeRetryFresh(ctx, "is empty", func() (appserver.Thread, error) { return c.ThreadRead(ctx, string(id)) })
+}
+
+// nativeRetryFresh retries call with backoff while it fails with the transient message of a
+// thread whose first turn was just started.
+func nativeRetryFresh[T any](ctx context.Context, transient string, call func() (T, error)) (T, error) {
 	delay := nativeTurnsListBackoff
 	for i := 0; ; i++ {
-		res, err := c.TurnsList(ctx, p)
-		if err == nil || i == nativeTurnsListRetries || !nativeRPCHas(err, "list_turns is not supported yet") {
+		res, err := call()
+		if err == nil || i == nativeTurnsListRetries || !nativeRPCHas(err, transient) {
 			return res, err
 		}
 		select {

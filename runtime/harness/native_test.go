@@ -165,10 +165,18 @@ func TestNativeStartSendCompletes(t *testing.T) {
 	if last.Status != model.ThreadIdle || last.TurnID != turnID || last.TurnStatus != model.TurnCompleted {
 		t.Fatalf("last event %+v, want idle with turn %s completed", last, turnID)
 	}
+	progress := 0
 	for _, ev := range evs[1 : len(evs)-1] {
 		if ev.Status != model.ThreadActive || ev.TurnStatus != "" {
 			t.Fatalf("the thread read as stopped before its turn completed: %+v", evs)
 		}
+		if ev.Progress && ev.TurnID == turnID {
+			progress++
+		}
+	}
+	// The user message and the reply each grow the transcript while the turn runs.
+	if progress < 2 {
+		t.Fatalf("%d progress events during the turn, want one per message: %+v", progress, evs)
 	}
 	if a := n.Active(); len(a) != 0 {
 		t.Fatalf("active after completion: %v", a)
