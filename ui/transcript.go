@@ -34,6 +34,7 @@ type (
 		entries     []tEntry
 		olderCursor string
 		info        *model.ThreadInfo // thread.read also reports the thread
+		direct      bool              // read with thread.read after the catalog did not know it
 		err         error
 	}
 	mdRenderedMsg struct {
@@ -130,7 +131,12 @@ func (t *transcriptPane) load(cursor string) tea.Cmd {
 			var res api.CatalogTranscriptResult
 			msg.err = c.call(api.MethodCatalogTranscript, api.CatalogTranscriptParams{Thread: ref.ID, Host: ref.Host, Cursor: cursor}, &res)
 			msg.entries, msg.olderCursor = turnEntries(res.Turns), res.OlderCursor
-			return msg
+			// A thread of this runtime that no Codex catalog lists (a continued session's
+			// supervised thread, say) is read the way any runtime thread is.
+			if cursor != "" || !model.IsCode(msg.err, model.CodeThreadNotFound) {
+				return msg
+			}
+			msg.err, msg.direct = nil, true
 		}
 		var res api.ThreadReadResult
 		msg.err = c.call(api.MethodThreadRead, api.ThreadReadParams{Thread: ref.ID, View: model.ViewMessages, Limit: transcriptPageSize, Cursor: cursor}, &res)
@@ -243,6 +249,9 @@ func (t *transcriptPane) onLoaded(msg transcriptLoadedMsg) tea.Cmd {
 		return nil
 	}
 	t.err = ""
+	if msg.direct {
+		t.ref.Host = "" // later pages come from thread.read too
+	}
 	if msg.info != nil {
 		t.ref.Status, t.ref.Waiting = msg.info.Status, msg.info.WaitingOnApproval
 		if t.ref.Title == "" {

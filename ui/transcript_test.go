@@ -145,3 +145,35 @@ func TestTranscriptNeverDrawsEscapeSequencesFromMessages(t *testing.T) {
 	}
 	mustContain(t, v, "evil  text    end")
 }
+
+// A codex thread of this runtime that no catalog lists (a continued session's supervised
+// thread) is read through thread.read, and so are its older pages.
+func TestTranscriptFallsBackToThreadReadForThreadsNoCatalogLists(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	const idSup = "01a22b00-0000-7000-8000-00000000c0de"
+	rt.on(api.MethodCatalogTranscript, func(raw json.RawMessage) (any, error) {
+		return nil, model.Errorf(model.CodeThreadNotFound, "", "not in the catalog")
+	})
+	rt.on(api.MethodThreadRead, func(raw json.RawMessage) (any, error) {
+		var p api.ThreadReadParams
+		_ = json.Unmarshal(raw, &p)
+		if p.Thread != idSup {
+			return nil, model.Errorf(model.CodeThreadNotFound, "", "no thread %s", p.Thread)
+		}
+		return api.ThreadReadResult{Thread: model.ThreadInfo{ID: idSup, Harness: model.NativeHarness, Status: model.ThreadIdle},
+			Messages:   []model.Message{{Role: model.RoleUser, Text: "carried over question"}, {Role: model.RoleAssistant, Text: "carried over answer"}},
+			NextCursor: "msg-older"}, nil
+	})
+	a := newTestApp(t, rt, 130, 34)
+	a.send(a.transcript.Show(threadRef{ID: idSup, Host: "gateway:local"})())
+	mustContain(t, a.transcript.View(), "carried over question", "carried over answer")
+	if a.transcript.ref.catalog() {
+		t.Fatal("the pane still reads the thread through the catalog")
+	}
+	a.send(a.transcript.load("msg-older")())
+	reads := callsTo[api.ThreadReadParams](rt, api.MethodThreadRead)
+	if last := reads[len(reads)-1]; last.Cursor != "msg-older" || last.Thread != idSup {
+		t.Fatalf("older page not read through thread.read: %+v", reads)
+	}
+}
