@@ -17,7 +17,7 @@ func TestS003_04_ContinueCommandReturnsTheSameThreadAcrossRuns(t *testing.T) {
 	bin := codextest.CodexBin(t)
 	fake := fakemodel.Start(t)
 	codexHome := codextest.NewHome(t, fake.URL())
-	src := cliStoredThread(t, bin, codexHome, "hello from the source")
+	src := stored(t, codexHome, "hello from the source")
 	operatorHome(t, bin, codexHome)
 
 	out, errOut, code := run(t, "continue", src, "--json")

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codexhost/codexhost/internal/codexfixture"
 	"github.com/codexhost/codexhost/internal/codextest"
 	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime"
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/config"
 )
 
@@ -53,8 +53,8 @@ func TestS003_01_SessionsUsesTheLocalOperatorClientAndAnEmbeddedRuntime(t *testi
 	bin := codextest.CodexBin(t)
 	fake := fakemodel.Start(t)
 	codexHome := codextest.NewHome(t, fake.URL())
-	older := cliStoredThread(t, bin, codexHome, "the older thread")
-	id := cliStoredThread(t, bin, codexHome, "PREVIEW-SECRET hello")
+	older := stored(t, codexHome, "the older thread")
+	id := stored(t, codexHome, "PREVIEW-SECRET hello")
 	home := operatorHome(t, bin, codexHome)
 
 	out, errOut, code := run(t, "sessions", "--json")
@@ -180,22 +180,9 @@ func TestOperatorCommandsInsideAHarnessUseOnlyTheHostParameters(t *testing.T) {
 	}
 }
 
-func cliStoredThread(t *testing.T, bin, codexHome, text string) string {
+// stored is a stored Codex thread with one completed turn, loaded by no App Server.
+func stored(t *testing.T, codexHome, text string) string {
 	t.Helper()
-	c, err := appserver.Start(context.Background(), appserver.Config{Bin: bin, Env: codextest.Env(codexHome), Dir: codexHome})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	res, err := c.ThreadStart(context.Background(), appserver.ThreadStartParams{Cwd: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done, stop := c.Subscribe(func(m string) bool { return m == "turn/completed" })
-	defer stop()
-	if _, err := c.TurnStart(context.Background(), appserver.TurnStartParams{ThreadID: res.Thread.ID, Input: appserver.TextInput(text)}); err != nil {
-		t.Fatal(err)
-	}
-	<-done
-	return res.Thread.ID
+	id, _ := codexfixture.StoredThread(t, codexHome, "", text)
+	return id
 }

@@ -17,43 +17,14 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
+	"github.com/codexhost/codexhost/internal/codexfixture"
 	"github.com/codexhost/codexhost/internal/codextest"
 	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/keymap"
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/themes"
 	"github.com/codexhost/codexhost/ui"
 )
-
-// storedCodexThread makes a thread in codexHome with one completed turn per text, using an
-// App Server of its own that is stopped before returning, as another Codex client leaves one.
-func storedCodexThread(t *testing.T, bin, codexHome string, texts ...string) string {
-	t.Helper()
-	ctx := context.Background()
-	c, err := appserver.Start(ctx, appserver.Config{Bin: bin, Env: codextest.Env(codexHome), Dir: codexHome})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	res, err := c.ThreadStart(ctx, appserver.ThreadStartParams{Cwd: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done, stop := c.Subscribe(func(m string) bool { return m == "turn/completed" })
-	defer stop()
-	for _, text := range texts {
-		if _, err := c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: res.Thread.ID, Input: appserver.TextInput(text)}); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("turn %q did not complete", text)
-		}
-	}
-	return res.Thread.ID
-}
 
 // appDriver presses keys in a teatest program and waits for what the frames after the last
 // key press show. The output is kept whole, so a frame that arrived together with an earlier
@@ -150,8 +121,8 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 	for i := 1; i <= 23; i++ {
 		turns = append(turns, fmt.Sprintf("stored turn %02d", i))
 	}
-	long := storedCodexThread(t, bin, codexHome, turns...)
-	spare := storedCodexThread(t, bin, codexHome, "spare session to archive")
+	long, _ := codexfixture.StoredThread(t, codexHome, "", turns...)
+	spare, _ := codexfixture.StoredThread(t, codexHome, "", "spare session to archive")
 
 	home, _ := appHomeWith(t, append(codextest.Env(codexHome), "CODEXHOST_CODEX_BIN="+bin))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"github.com/codexhost/codexhost/internal/codextest"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 )
@@ -23,7 +21,7 @@ import (
 func TestCatalogServesExtraCodexHomesAndStopsTheirAppServers(t *testing.T) {
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	extra := codextest.NewHome(t, th.fake.URL())
-	stored := catalogStoredThread(t, extra, "extra home thread")
+	stored := stored(t, extra, "extra home thread")
 
 	cfg, err := config.Load(th.home)
 	if err != nil {
@@ -87,28 +85,6 @@ func TestCatalogServesExtraCodexHomesAndStopsTheirAppServers(t *testing.T) {
 	if pids := catalogCodexProcesses(extra); len(pids) != 0 {
 		t.Fatalf("the extra home's App Server outlived the runtime: %v", pids)
 	}
-}
-
-// catalogStoredThread makes a thread with one turn in codexHome with an App Server of its own,
-// stopped before returning, as another Codex client would leave it.
-func catalogStoredThread(t *testing.T, codexHome, text string) string {
-	t.Helper()
-	c, err := appserver.Start(context.Background(), appserver.Config{Bin: codextest.CodexBin(t), Env: codextest.Env(codexHome), Dir: codexHome})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	res, err := c.ThreadStart(context.Background(), appserver.ThreadStartParams{Cwd: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done, stop := c.Subscribe(func(m string) bool { return m == "turn/completed" })
-	defer stop()
-	if _, err := c.TurnStart(context.Background(), appserver.TurnStartParams{ThreadID: res.Thread.ID, Input: appserver.TextInput(text)}); err != nil {
-		t.Fatal(err)
-	}
-	<-done
-	return res.Thread.ID
 }
 
 func catalogIDs(ss []api.CatalogSession) []string {

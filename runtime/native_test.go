@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/codexhost/codexhost/internal/codextest"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
@@ -23,45 +20,6 @@ import (
 
 // slowTask makes the fake model stream for a minute, so the turn stays active until cancelled.
 const slowTask = "[[mode:slow]] [[delay:0.2]] [[duration:60]] keep going"
-
-// outsideThread creates a thread and runs one turn in a Codex App Server of its own on the
-// test's Codex home, as another Codex client would, then stops that process: the thread exists
-// on disk and is not loaded in the host's App Server.
-func outsideThread(t *testing.T, th *testHost, text string) string {
-	t.Helper()
-	ctx := context.Background()
-	c, err := appserver.Start(ctx, appserver.Config{Bin: codextest.CodexBin(t), Env: codextest.Env(th.codexHome), Dir: th.codexHome,
-		StderrLog: filepath.Join(t.TempDir(), "outside.log")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	res, err := c.ThreadStart(ctx, appserver.ThreadStartParams{Cwd: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	notes, stop := c.Subscribe(func(m string) bool { return m == "turn/completed" })
-	defer stop()
-	turn, err := c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: res.Thread.ID, Input: appserver.TextInput(text)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.After(testWait)
-	for {
-		select {
-		case n := <-notes:
-			var ev appserver.TurnEvent
-			if json.Unmarshal(n.Params, &ev) == nil && ev.ThreadID == res.Thread.ID && ev.Turn.ID == turn.ID {
-				if ev.Turn.Status != appserver.TurnCompleted {
-					t.Fatalf("outside turn ended %s", ev.Turn.Status)
-				}
-				return res.Thread.ID
-			}
-		case <-deadline:
-			t.Fatal("the outside turn did not complete")
-		}
-	}
-}
 
 // startNative starts a thread and a turn on the native harness directly (no delegation) and
 // waits until Codex lists the turn, so the thread is on disk before the API reads it.
@@ -161,7 +119,7 @@ func TestS000_04_NativeThreadsNotMadeByDelegationHaveEmptyRefs(t *testing.T) {
 	c := th.client("bot")
 
 	// One created by a Codex process outside codexhost, one started on the harness directly.
-	outside := outsideThread(t, th, "made elsewhere")
+	outside := stored(t, th.codexHome, "made elsewhere")
 	direct := string(startNative(t, th, "made directly"))
 	waitStopped(t, c, direct)
 
@@ -350,7 +308,7 @@ func TestS000_23_NativeThreadsReadOutOfBandLikeExternalOnes(t *testing.T) {
 	nat := string(startNative(t, th, "hello native"))
 	waitStopped(t, c, string(ext))
 	waitStopped(t, c, nat)
-	outside := outsideThread(t, th, "hello outside")
+	outside := stored(t, th.codexHome, "hello outside")
 
 	// Same shape: the same keys at every level, in both views. Only the optional title differs:
 	// Codex derives one from the first message, an external thread has none.

@@ -101,8 +101,8 @@ func TestS003_18_RefusedScopeIsPermissionDeniedBeforeAnything(t *testing.T) {
 // controls the client continues a stored source and archives another.
 func TestScopesGateCatalogWritesWithoutSideEffects(t *testing.T) {
 	th := newTestHost(t, hostOptions{codex: true, grants: scopeGrants})
-	src := catalogStoredThread(t, th.codexHome, "keep me")
-	other := catalogStoredThread(t, th.codexHome, "archive me")
+	src := stored(t, th.codexHome, "keep me")
+	other := stored(t, th.codexHome, "archive me")
 	reader, writer, ops := th.client("reader"), th.client("writer"), th.client("ops")
 
 	listed := func(c *api.Client) []string {

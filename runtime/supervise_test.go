@@ -10,45 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codexhost/codexhost/internal/codexfixture"
 	"github.com/codexhost/codexhost/internal/codextest"
 	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
 )
-
-// storedSource makes a thread with one turn per text in codexHome with an App Server of its
-// own, started with modelName when given, and stopped before returning: a stored source as
-// another Codex client leaves it. It returns the id and the rollout path.
-func storedSource(t *testing.T, codexHome, modelName string, texts ...string) (string, string) {
-	t.Helper()
-	ctx := context.Background()
-	c, err := appserver.Start(ctx, appserver.Config{Bin: codextest.CodexBin(t), Env: codextest.Env(codexHome), Dir: codexHome})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	res, err := c.ThreadStart(ctx, appserver.ThreadStartParams{Cwd: t.TempDir(), Model: modelName})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done, stop := c.Subscribe(func(m string) bool { return m == "turn/completed" })
-	defer stop()
-	for _, text := range texts {
-		if _, err := c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: res.Thread.ID, Input: appserver.TextInput(text)}); err != nil {
-			t.Fatal(err)
-		}
-		<-done
-	}
-	th, err := c.ThreadRead(ctx, res.Thread.ID)
-	if err != nil || th.Path == nil {
-		t.Fatalf("read the source: %v", err)
-	}
-	return res.Thread.ID, *th.Path
-}
 
 // lastRequest is the newest model request: its model and the texts of its input messages.
 func lastRequest(t *testing.T, fake *fakemodel.Server, n int) (string, []string) {
@@ -119,7 +89,7 @@ func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	c := th.client("ops")
 	// The source last ran on another model than the one Codex is configured with now.
-	src, rollout := storedSource(t, th.codexHome, "gpt-5.5", "earlier question one", "earlier question two")
+	src, rollout := codexfixture.StoredThread(t, th.codexHome, "gpt-5.5", "earlier question one", "earlier question two")
 	before, err := os.ReadFile(rollout)
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +216,7 @@ func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.
 func TestS003_07_LaterTurnsResumeTheCanonicalThreadWithoutOverrides(t *testing.T) {
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	c := th.client("ops")
-	src, _ := storedSource(t, th.codexHome, "", "hello")
+	src, _ := codexfixture.StoredThread(t, th.codexHome, "", "hello")
 	sid := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src}).Thread.ID
 	call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "first"})
 	waitStopped(t, c, sid)
@@ -312,7 +282,7 @@ func TestS003_13_ActiveSourceOffersNoBranchButItsBranchOpens(t *testing.T) {
 func TestContinueOnAnExtraHomeRunsThere(t *testing.T) {
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	extra := codextest.NewHome(t, th.fake.URL())
-	src, _ := storedSource(t, extra, "", "extra question")
+	src, _ := codexfixture.StoredThread(t, extra, "", "extra question")
 	cfg, err := config.Load(th.home)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 
+	"github.com/codexhost/codexhost/internal/codexfixture"
 	"github.com/codexhost/codexhost/internal/codextest"
 	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/model"
@@ -404,4 +405,11 @@ func (s *lockedSet) add(v string) {
 		s.m = map[string]int{}
 	}
 	s.m[v]++
+}
+
+// stored is a stored Codex thread with one completed turn, loaded by no App Server.
+func stored(t *testing.T, codexHome, text string) string {
+	t.Helper()
+	id, _ := codexfixture.StoredThread(t, codexHome, "", text)
+	return id
 }
