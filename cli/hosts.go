@@ -15,10 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codexhost/codexhost/model"
-	"github.com/codexhost/codexhost/runtime"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
-	"github.com/codexhost/codexhost/runtime/harness"
 )
 
 func newHostsCmd() *cobra.Command {
@@ -93,110 +91,25 @@ func (o *operatorCommand) print(cmd *cobra.Command, res any, human func(io.Write
 	return nil
 }
 
-// call runs one runtime method for an operator command.
+// call runs one runtime method for an operator command, through a session that lasts for
+// this one call (connecting, or embedding a runtime, as operatorSession does).
 func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result any) error {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	// Inside a harness process the host's own parameters are the only connection: an agent
-	// is never taken for the operator.
-	if endpoint, token := os.Getenv(harness.EnvEndpoint), os.Getenv(harness.EnvToken); endpoint != "" || token != "" {
-		if endpoint == "" || token == "" {
-			return model.Errorf(model.CodeRuntimeUnreachable, "run the command inside a codexhost harness, which sets both "+harness.EnvEndpoint+" and "+harness.EnvToken, "incomplete host connection parameters")
-		}
-		c, err := dial(ctx, endpoint, token)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		return c.Call(ctx, method, params, result)
-	}
 	home, err := homeDir()
 	if err != nil {
 		return err
 	}
-	token := o.clientToken
-	if token == "" {
-		token = os.Getenv(envClientToken)
-	}
-	if token != "" {
-		ep := o.endpoint
-		if ep == "" {
-			ep = os.Getenv(envEndpoint)
-		}
-		if ep == "" {
-			ep = "unix://" + filepath.Join(home, runtime.SocketName)
-		}
-		c, err := dial(ctx, ep, token)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		return c.Call(ctx, method, params, result)
-	}
-
-	token, err = localOperatorToken(home)
+	logw, closeLog := runtimeLog(home, "runtime-embedded.log")
+	defer closeLog()
+	s, err := openOperator(ctx, home, *o, logw)
 	if err != nil {
 		return err
 	}
-	socket := "unix://" + filepath.Join(home, runtime.SocketName)
-	c, err := dial(ctx, socket, token)
-	if err == nil {
-		defer c.Close()
-		return c.Call(ctx, method, params, result)
-	}
-	if !model.IsCode(err, model.CodeRuntimeUnreachable) {
-		return err
-	}
-	return embeddedCall(ctx, home, token, method, params, result)
-}
-
-// embeddedCall starts a runtime on the home for this one call and stops it afterwards.
-func embeddedCall(ctx context.Context, home, token, method string, params, result any) error {
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	logDir := filepath.Join(home, "logs")
-	if err := os.MkdirAll(logDir, 0o700); err != nil {
-		return err
-	}
-	logFile, err := os.OpenFile(filepath.Join(logDir, "runtime-embedded.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	defer logFile.Close()
-	host, err := runtime.Open(ctx, runtime.Options{Home: home, CLIPath: self, Environ: os.Environ(), Version: Version, Log: logFile})
-	if err != nil {
-		if !model.IsCode(err, model.CodeFailedPrecondition) {
-			return err
-		}
-		// Another runtime took the home meanwhile: use it.
-		c, derr := dial(ctx, "unix://"+filepath.Join(home, runtime.SocketName), token)
-		if derr != nil {
-			return err
-		}
-		defer c.Close()
-		return c.Call(ctx, method, params, result)
-	}
-	serveCtx, stop := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = host.Serve(serveCtx)
-	}()
-	defer func() {
-		stop()
-		_ = host.Close()
-		<-served
-	}()
-	c, err := dial(ctx, host.Endpoints()[0], token)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	return c.Call(ctx, method, params, result)
+	defer s.Close()
+	return s.Call(ctx, method, params, result)
 }
 
 // localOperatorToken returns the home's operator token, creating it (and registering its

@@ -75,7 +75,7 @@ func runTUI(cmd *cobra.Command, f tuiFlags) error {
 
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
-	logw, closeLog := appLog(home)
+	logw, closeLog := runtimeLog(home, "runtime-app.log")
 	defer closeLog()
 	sess, err := openOperator(ctx, home, operatorCommand{}, logw)
 	if err != nil {
@@ -121,13 +121,14 @@ func loadKeymap(home string) (keymap.KeyMap, error) {
 	return km, nil
 }
 
-// appLog is where an embedded runtime writes while the app owns the screen.
-func appLog(home string) (io.Writer, func()) {
+// runtimeLog is the file in the home's logs where an embedded runtime writes: the app owns
+// the screen, and an operator command's output is its result alone.
+func runtimeLog(home, name string) (io.Writer, func()) {
 	dir := filepath.Join(home, "logs")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return io.Discard, func() {}
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "runtime-app.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return io.Discard, func() {}
 	}
