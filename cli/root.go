@@ -31,7 +31,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	tui.register(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd(),
+	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newNodeCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd(),
 		newSessionsCmd(), newTranscriptCmd(), newContinueCmd(), newArchiveCmd(), newHostsCmd(), newLineageCmd())
 	return root
 }

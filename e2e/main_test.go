@@ -68,6 +68,8 @@ type hostConfig struct {
 	env []string
 	// pathFirst is put in front of serve's PATH.
 	pathFirst string
+	// config is appended to config.toml before serve starts.
+	config string
 }
 
 // host is one runtime home with `codexhost serve` running on it (or stopped, between a stop
@@ -114,6 +116,7 @@ func startHost(t *testing.T, cfg hostConfig) *host {
 	for _, name := range names {
 		fmt.Fprintf(&conf, "[harnesses.%s]\ncommand = %s\n", name, tomlArray(cfg.harnesses[name]))
 	}
+	conf.WriteString(cfg.config)
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(conf.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}

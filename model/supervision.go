@@ -11,6 +11,11 @@ const (
 	SupervisionBound = "bound"
 )
 
+// BindingNodeSession is the binding of a paired node's thread: the supervised thread is bound
+// to that exact native thread (no fork, no canonical branch), and each turn runs
+// `codex exec resume` on the node.
+const BindingNodeSession = "codex-cli-node-session"
+
 // Supervision binds a supervised thread (a codexhost id) to its source and, once its first
 // turn ran, to its canonical native thread. It holds ids, state and the model pair Codex chose
 // at the first turn; never conversation content (the bounded history lives in a file of the
@@ -21,7 +26,9 @@ type Supervision struct {
 	Host   string   `json:"host"`   // catalog host of the source
 	Source ThreadID `json:"source"`
 	State  string   `json:"state"`
-	Cwd    string   `json:"cwd,omitempty"`
+	// Binding is BindingNodeSession for a node's thread; empty for a branch of a local source.
+	Binding string `json:"binding,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 	// Canonical, Model and ModelProvider are set when the binding is committed: the thread
 	// started for the branch, with the pair Codex returned when the source snapshot was pinned.
 	Canonical     ThreadID  `json:"canonical,omitempty"`

@@ -69,6 +69,12 @@ func (h *Host) startCatalog(cfg *config.Config, appEnv []string, logDir string) 
 			})
 		})})
 	}
+	// Paired nodes come last; their command policy is read live from config.toml.
+	for _, name := range cfg.NodeNames() {
+		n := cfg.Nodes[name]
+		specs = append(specs, catalog.HostSpec{ID: catalog.NodeHostID(name), Source: catalog.NewNodeSource(name, n.Address, n.Token,
+			func(cmd string) bool { return h.config().Gateway.Nodes.Commands.Allows(cmd) }, h.opts.Now)})
+	}
 	key, err := loadCatalogKey(h.opts.Home)
 	if err != nil {
 		return err
@@ -207,7 +213,7 @@ func (h *Host) handleCatalog(ctx context.Context, caller api.Caller, method stri
 	}
 	switch method {
 	case api.MethodCatalogHosts:
-		return h.catalog.Hosts(), nil
+		return h.catalog.Hosts(ctx), nil
 	case api.MethodCatalogSessions:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogSessionsParams) (any, error) {
 			return h.catalog.List(ctx, p, nil)

@@ -40,7 +40,7 @@ func TestCatalogServesExtraCodexHomesAndStopsTheirAppServers(t *testing.T) {
 		t.Fatalf("hosts %+v", hosts.Hosts)
 	}
 	for _, h := range hosts.Hosts {
-		if !slices.Equal(h.Capabilities, []string{"list", "transcript", "archive"}) || h.Health.State != api.CatalogHealthUnknown {
+		if !slices.Equal(h.Capabilities, []string{"list", "transcript", "continue", "archive"}) || h.Health.State != api.CatalogHealthUnknown {
 			t.Fatalf("host %+v", h)
 		}
 	}

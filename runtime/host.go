@@ -82,6 +82,8 @@ type Host struct {
 	catalog *catalog.Catalog // fleet catalog (runtime/catalog.go)
 
 	supervision *supervision // supervised threads of continue (runtime/supervise.go)
+
+	node nodeState // this runtime as a paired node (runtime/node.go)
 }
 
 // Open starts a runtime on opts.Home: store, config, harnesses and listeners. Serve must be
@@ -162,6 +164,9 @@ func (h *Host) startHarnesses(endpoint string) error {
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
 		return err
 	}
+	h.node.mu.Lock()
+	h.node.env = harness.BaseEnv(h.opts.Environ, cfg.AppServer.Passthrough)
+	h.node.mu.Unlock()
 	codexBin := cfg.CodexBin
 	h.native = harness.NewNative(harness.NativeOptions{
 		Start: func(ctx context.Context) (*appserver.Client, error) {
@@ -308,6 +313,9 @@ func (h *Host) Authenticate(token string) (api.Caller, bool) {
 		fmt.Fprintf(h.opts.Log, "config reload: %v\n", err)
 	}
 	if name, ok := h.config().MatchClient(token); ok {
+		if h.config().Clients[name].Node {
+			return api.Caller{Kind: api.CallerNode, Client: name}, true
+		}
 		return api.Caller{Kind: api.CallerClient, Client: name}, true
 	}
 	return api.Caller{}, false
@@ -396,6 +404,9 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 	if f := h.follower.Load(); f != nil {
 		return f.forward(ctx, caller, method, params)
 	}
+	if caller.Kind == api.CallerNode || method == api.MethodNodeDescribe || method == api.MethodNodeInvoke {
+		return h.handleNode(ctx, caller, method, params)
+	}
 	switch method {
 	case api.MethodRuntimeForward:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.ForwardParams) (any, error) { return h.forwarded(ctx, caller, p) })
@@ -414,7 +425,7 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 	case api.MethodThreadList:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadListParams) (any, error) { return h.ThreadList(ctx, caller, p) })
 	case api.MethodThreadSend:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadSendParams) (any, error) { return h.ThreadSend(ctx, p) })
+		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadSendParams) (any, error) { return h.ThreadSend(ctx, caller, p) })
 	case api.MethodThreadWatch:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadWatchParams) (any, error) { return h.ThreadWatch(ctx, caller, p) })
 	case api.MethodThreadWatches:

@@ -40,6 +40,8 @@ type supervision struct {
 	start   func(hostID, home string) *harness.Native
 	natives map[string]*harness.Native
 	closed  bool
+
+	node *nodeTurns // turns of threads bound to a paired node's thread (supervise_node.go)
 }
 
 // startSupervision attaches branch keeping to the catalog.
@@ -54,7 +56,7 @@ func (h *Host) startSupervision(cfg *config.Config, appEnv []string, logDir stri
 		homes[catalog.ExtraHostID(home)] = home
 	}
 	codexBin, lookup := cfg.CodexBin, envLookup(h.opts.Environ)
-	h.supervision = &supervision{sup: sup, homes: homes, natives: map[string]*harness.Native{},
+	h.supervision = &supervision{sup: sup, homes: homes, natives: map[string]*harness.Native{}, node: newNodeTurns(),
 		start: func(hostID, home string) *harness.Native {
 			env := withVar(appEnv, "CODEX_HOME", home)
 			logName := filepath.Join(logDir, "app-server-supervise-"+strings.ReplaceAll(hostID, ":", "-")+".log")
@@ -79,6 +81,7 @@ func (h *Host) closeSupervision() error {
 	if s == nil {
 		return nil
 	}
+	s.node.close()
 	s.mu.Lock()
 	s.closed = true
 	natives := s.natives
@@ -171,7 +174,7 @@ func (h *Host) CatalogContinue(ctx context.Context, caller api.Caller, p api.Cat
 		return api.CatalogContinueResult{}, err
 	}
 	sup := b.Supervision
-	res := api.CatalogContinueResult{Host: sup.Host, Source: string(sup.Source), State: sup.State, CanonicalThread: string(sup.Canonical), Existing: b.Existing}
+	res := api.CatalogContinueResult{Host: sup.Host, Source: string(sup.Source), State: sup.State, CanonicalThread: string(sup.Canonical), Binding: sup.Binding, Existing: b.Existing}
 	if hist, err := h.supervision.sup.History(sup.Thread); err == nil {
 		res.History = hist.Summary()
 	}
@@ -221,8 +224,8 @@ func (s supervisedHarness) load(id model.ThreadID, needHarness bool) (model.Supe
 	if !ok {
 		return sup, nil, threadNotFound(id)
 	}
-	if !needHarness && sup.State == model.SupervisionPending {
-		return sup, nil, nil
+	if sup.Binding == model.BindingNodeSession || (!needHarness && sup.State == model.SupervisionPending) {
+		return sup, nil, nil // a node's thread runs on the node, through the catalog
 	}
 	n, err := s.h.supervisionHarness(sup.Host)
 	return sup, n, err
@@ -237,6 +240,9 @@ func (s supervisedHarness) Send(ctx context.Context, id model.ThreadID, text str
 	sup, n, err := s.load(id, true)
 	if err != nil {
 		return "", harness.NotStarted(err)
+	}
+	if sup.Binding == model.BindingNodeSession {
+		return s.h.nodeSend(sup, text)
 	}
 	if sup.State == model.SupervisionPending {
 		// One first send at a time; a second one finds the thread bound.
@@ -267,6 +273,10 @@ func (s supervisedHarness) Cancel(ctx context.Context, id model.ThreadID) (strin
 	if err != nil {
 		return "", err
 	}
+	if sup.Binding == model.BindingNodeSession {
+		return "", model.Errorf(model.CodeFailedPrecondition, "a turn resumed on a node runs to its end; stop it on the node if you must",
+			"thread %s is bound to a paired node's thread; interrupting is not offered there", id)
+	}
 	if sup.Canonical == "" {
 		return "", model.Errorf(model.CodeFailedPrecondition, "nothing to cancel; its first send starts its first turn", "supervised thread %s has no turn yet", id)
 	}
@@ -279,6 +289,11 @@ func (s supervisedHarness) Read(ctx context.Context, id model.ThreadID, req harn
 	sup, n, err := s.load(id, false)
 	if err != nil {
 		return harness.Snapshot{}, err
+	}
+	if sup.Binding == model.BindingNodeSession {
+		snap, err := s.h.nodeRead(ctx, sup, req)
+		snap.Info.ID, snap.Info.Link, snap.Info.Harness = string(id), id.Link(), model.NativeHarness
+		return snap, err
 	}
 	mirror := req.Messages && strings.HasPrefix(req.Cursor, mirrorCursor)
 	var snap harness.Snapshot

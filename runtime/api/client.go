@@ -117,6 +117,16 @@ func (c *Client) Endpoint() string { return c.endpoint }
 // Caller is who the runtime authenticated this connection as.
 func (c *Client) Caller() Caller { return c.caller }
 
+// Err returns why the connection ended, or nil while it works.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		return nil
+	}
+	return c.err
+}
+
 // Version is the runtime's version, from the auth answer.
 func (c *Client) Version() string { return c.version }
 

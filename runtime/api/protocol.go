@@ -260,6 +260,13 @@ const (
 	CatalogCapList       = "list"
 	CatalogCapTranscript = "transcript"
 	CatalogCapArchive    = "archive"
+	CatalogCapContinue   = "continue"
+)
+
+// Catalog host kinds.
+const (
+	CatalogHostLocal = "local" // a Codex home of this machine
+	CatalogHostNode  = "node"  // a paired node: another codexhost runtime
 )
 
 // Catalog host health states.
@@ -272,7 +279,7 @@ const (
 // CatalogHost is one source of sessions: a Codex home reached through its App Server.
 type CatalogHost struct {
 	ID           string        `json:"id"`
-	Kind         string        `json:"kind"` // "local"
+	Kind         string        `json:"kind"` // CatalogHostLocal or CatalogHostNode
 	Default      bool          `json:"default,omitempty"`
 	Capabilities []string      `json:"capabilities"`
 	Health       CatalogHealth `json:"health"`
@@ -381,13 +388,16 @@ type CatalogContinueParams struct {
 // CatalogContinueResult is the supervised thread of the source: the same one on every call.
 // State is "pending" until its first turn creates the canonical Codex thread, then "bound".
 type CatalogContinueResult struct {
-	Host            string                `json:"host"`
-	Source          string                `json:"source"`
-	Thread          model.ThreadInfo      `json:"thread"`
-	State           string                `json:"state"`
-	CanonicalThread string                `json:"canonicalThread,omitempty"`
-	Existing        bool                  `json:"existing"`
-	History         *CatalogBranchHistory `json:"history,omitempty"`
+	Host            string           `json:"host"`
+	Source          string           `json:"source"`
+	Thread          model.ThreadInfo `json:"thread"`
+	State           string           `json:"state"`
+	CanonicalThread string           `json:"canonicalThread,omitempty"`
+	// Binding is "codex-cli-node-session" for a paired node's thread (bound to that exact
+	// thread; each send resumes it on the node), empty for a branch of a local source.
+	Binding  string                `json:"binding,omitempty"`
+	Existing bool                  `json:"existing"`
+	History  *CatalogBranchHistory `json:"history,omitempty"`
 }
 
 // CatalogBranchHistory describes the bounded visible history a branch carries (sizes only).

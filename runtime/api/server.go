@@ -437,6 +437,12 @@ func (c *serverConn) handleLine(line []byte) bool {
 		c.write(encodeError(req.ID, rpcServerError, model.Errorf(model.CodeFailedPrecondition,
 			"authenticate once per connection", "this connection is already authenticated")))
 	case MethodEventsSubscribe:
+		if c.caller.Kind == CallerNode {
+			// A paired gateway reads metadata through node commands only.
+			c.write(encodeError(req.ID, rpcServerError, model.Errorf(model.CodePermissionDenied,
+				"a node token calls node.describe and node.invoke only", "%s is not a node method", req.Method)))
+			return true
+		}
 		c.goRequest(&req, c.subscribe)
 	default:
 		c.goRequest(&req, c.handle)

@@ -43,6 +43,11 @@ func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams) (api.
 	if err != nil {
 		return api.CatalogArchiveResult{}, err
 	}
+	if h.node() != nil {
+		// No runner lease reaches across machines, so no confirmation here can cover a node.
+		return api.CatalogArchiveResult{}, model.Errorf(model.CodeFailedPrecondition, "archive it on the node itself (`codexhost archive` there)",
+			"host %s is a paired node; node threads are never archived from a gateway", h.spec.ID)
+	}
 	id, err := model.ParseThreadID(p.Thread)
 	if err != nil {
 		return api.CatalogArchiveResult{}, err

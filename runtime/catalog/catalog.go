@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -190,19 +191,65 @@ func ExtraHostID(codexHome string) string {
 	return LocalHostID + ":" + hex.EncodeToString(sum[:6])
 }
 
-// Hosts lists every host with its capabilities and the health of its last attempt.
-func (c *Catalog) Hosts() api.CatalogHostsResult {
-	out := api.CatalogHostsResult{Hosts: make([]api.CatalogHost, 0, len(c.hosts))}
-	for _, h := range c.hosts {
-		out.Hosts = append(out.Hosts, api.CatalogHost{
-			ID:           h.spec.ID,
-			Kind:         "local",
-			Default:      h.spec.Default,
-			Capabilities: []string{api.CatalogCapList, api.CatalogCapTranscript, api.CatalogCapArchive},
-			Health:       h.healthView(),
-		})
+// Hosts lists every host with its capabilities and the health of its last attempt. Paired
+// nodes are asked for their live command set first (all at once, each bounded by the host
+// timeout), so their capabilities and health are current.
+func (c *Catalog) Hosts(ctx context.Context) api.CatalogHostsResult {
+	out := api.CatalogHostsResult{Hosts: make([]api.CatalogHost, len(c.hosts))}
+	var wg sync.WaitGroup
+	for i, h := range c.hosts {
+		v := api.CatalogHost{ID: h.spec.ID, Kind: api.CatalogHostLocal, Default: h.spec.Default,
+			Capabilities: []string{api.CatalogCapList, api.CatalogCapTranscript, api.CatalogCapContinue, api.CatalogCapArchive}}
+		out.Hosts[i] = v
+		n := h.node()
+		if n == nil {
+			out.Hosts[i].Health = h.healthView()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v.Kind, v.Capabilities = api.CatalogHostNode, []string{}
+			if err := h.backingOff(c.opts.Now()); err == nil {
+				hctx, cancel := context.WithTimeout(ctx, c.opts.HostTimeout)
+				cmds, err := n.Commands(hctx)
+				cancel()
+				if err != nil {
+					c.hostFailed(ctx, h, err)
+				} else {
+					h.succeeded(c.opts.Now())
+					v.Capabilities = nodeCapabilities(cmds)
+				}
+			}
+			v.Health = h.healthView()
+			out.Hosts[i] = v
+		}()
 	}
+	wg.Wait()
 	return out
+}
+
+// nodeCapabilities maps the commands a node offers and this gateway allows to what the
+// catalog can do there. Archive is never among them: no confirmation covers another machine.
+func nodeCapabilities(cmds []string) []string {
+	has := func(c string) bool { return slices.Contains(cmds, c) }
+	caps := []string{}
+	if has(api.NodeCmdThreadsList) {
+		caps = append(caps, api.CatalogCapList)
+	}
+	if has(api.NodeCmdTurnsList) {
+		caps = append(caps, api.CatalogCapTranscript)
+	}
+	if has(api.NodeCmdThreadsList) && has(api.NodeCmdTurnsList) && has(api.NodeCmdSessionResume) {
+		caps = append(caps, api.CatalogCapContinue)
+	}
+	return caps
+}
+
+// node is the host's paired-node source, or nil for a local host.
+func (h *host) node() *NodeSource {
+	n, _ := h.spec.Source.(*NodeSource)
+	return n
 }
 
 func (h *host) healthView() api.CatalogHealth {

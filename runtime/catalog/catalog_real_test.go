@@ -208,7 +208,7 @@ func TestS003_03_DeadHomeFailsAloneWithoutRows(t *testing.T) {
 			t.Fatalf("dead host error shows a path: %q", msg)
 		}
 	}
-	for _, hi := range cat.Hosts().Hosts {
+	for _, hi := range cat.Hosts(context.Background()).Hosts {
 		want := api.CatalogHealthError
 		if hi.ID == LocalHostID {
 			want = api.CatalogHealthOK

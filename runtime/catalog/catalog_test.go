@@ -255,7 +255,7 @@ func TestS003_03_FailingHostBacksOffAndOthersList(t *testing.T) {
 	if e := res.Hosts[1].Error; e == nil || e.Code != model.CodeAppServerUnavailable || !has(e.Message, "next attempt") {
 		t.Fatalf("backing off: %+v", res.Hosts[1])
 	}
-	hosts := fx.cat.Hosts().Hosts
+	hosts := fx.cat.Hosts(context.Background()).Hosts
 	if hosts[1].Health.State != api.CatalogHealthError || hosts[1].Health.Code != string(model.CodeAppServerUnavailable) || hosts[0].Health.State != api.CatalogHealthOK {
 		t.Fatalf("health %+v", hosts)
 	}
@@ -273,7 +273,7 @@ func TestS003_03_FailingHostBacksOffAndOthersList(t *testing.T) {
 	fx.extra.setErr(nil)
 	fx.clock.add(2 * backoffMin)
 	res = fx.list(t, api.CatalogSessionsParams{})
-	if res.Hosts[1].Error != nil || len(res.Hosts[1].Sessions) != 10 || fx.cat.Hosts().Hosts[1].Health.State != api.CatalogHealthOK {
+	if res.Hosts[1].Error != nil || len(res.Hosts[1].Sessions) != 10 || fx.cat.Hosts(context.Background()).Hosts[1].Health.State != api.CatalogHealthOK {
 		t.Fatalf("recovered host: %+v", res.Hosts[1])
 	}
 }

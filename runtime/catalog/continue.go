@@ -18,7 +18,7 @@ import (
 	"github.com/codexhost/codexhost/store"
 )
 
-// nodeHostPrefix starts the ids of paired nodes, which this catalog does not serve.
+// nodeHostPrefix starts the ids of paired nodes.
 const nodeHostPrefix = "node:"
 
 // IsNodeHost reports whether id names a paired node rather than a local host.
@@ -111,10 +111,6 @@ type Branch struct {
 // source is read, never resumed, subscribed to or changed.
 func (s *Supervisor) Continue(ctx context.Context, p api.CatalogContinueParams) (Branch, error) {
 	c := s.cat
-	if IsNodeHost(p.Host) {
-		return Branch{}, model.Errorf(model.CodeFailedPrecondition, "continue a thread of a local host (`codexhost hosts` lists them)",
-			"host %s is a paired node; continuing a node's thread is not supported by this runtime", quoteArg(p.Host))
-	}
 	h, err := c.host(p.Host)
 	if err != nil {
 		return Branch{}, err
@@ -142,6 +138,9 @@ func (s *Supervisor) Continue(ctx context.Context, p api.CatalogContinueParams) 
 		return Branch{Supervision: sup, Existing: true}, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return Branch{}, err
+	}
+	if n := h.node(); n != nil {
+		return s.continueNode(ctx, h, n, id)
 	}
 
 	hctx, cancel := context.WithTimeout(ctx, c.opts.HostTimeout)

@@ -18,6 +18,12 @@ const (
 // name binaries, log files and Codex homes, so none of their text is passed on.
 func hostError(err error) *model.Error {
 	var rpc *appserver.RPCError
+	if model.IsCode(err, model.CodeNodeOffline) || model.IsCode(err, model.CodeNodeInvokeFailed) {
+		// Made by NodeSource from the node's own clean answers.
+		var me *model.Error
+		errors.As(err, &me)
+		return me
+	}
 	switch {
 	case errors.Is(err, appserver.ErrExited):
 		return model.Errorf(model.CodeAppServerUnavailable, unavailableHint, "the host's Codex App Server exited")

@@ -242,6 +242,13 @@ func (c *Catalog) listHost(outer context.Context, h *host, limit int, search str
 	res := api.CatalogHostSessions{Host: h.spec.ID, Sessions: []api.CatalogSession{}}
 	ctx, cancel := context.WithTimeout(outer, c.opts.HostTimeout)
 	defer cancel()
+	if h.node() != nil {
+		// A node's rows are served only while it is connected: an offline node shows no rows,
+		// not remembered ones.
+		if _, err := c.conn(outer, ctx, h); err != nil {
+			return api.CatalogHostSessions{Host: h.spec.ID, Sessions: []api.CatalogSession{}, Error: model.AsError(err)}
+		}
+	}
 
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -72,6 +72,9 @@ type Client struct {
 	Scopes              []string `toml:"scopes,omitempty"`
 	AllowRawTranscripts bool     `toml:"allowRawTranscripts,omitempty"`
 	AllowWriteControls  bool     `toml:"allowWriteControls,omitempty"`
+	// Node marks a paired gateway's token: it may call only the node methods (node.*), and
+	// nothing else of this runtime. Making one is how this machine opts in to being a node.
+	Node bool `toml:"node,omitempty"`
 }
 
 // Operator scopes, from least to most: each grants what the ones before it grant.
@@ -160,6 +163,9 @@ type Config struct {
 	Catalog   Catalog            `toml:"catalog,omitempty"`
 	Harnesses map[string]Harness `toml:"harnesses,omitempty"`
 	Clients   map[string]Client  `toml:"clients,omitempty"`
+	Node      NodeServe          `toml:"node,omitempty"`
+	Nodes     map[string]Node    `toml:"nodes,omitempty"`
+	Gateway   Gateway            `toml:"gateway,omitempty"`
 	Keys      map[string]any     `toml:"keys,omitempty"`
 }
 
@@ -224,6 +230,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Delegate.DedupeWindow.Duration < 0 {
 		return model.Errorf(model.CodeInvalidArgument, "use a duration such as 30s", "config: delegate.dedupe_window is negative")
+	}
+	if err := c.validateNodes(); err != nil {
+		return err
 	}
 	return c.validateCatalog()
 }

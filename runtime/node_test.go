@@ -1,0 +1,95 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/codexhost/codexhost/internal/codexfixture"
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
+)
+
+// addNodeClient makes a node token on th's config.toml, as `codexhost node allow` does.
+func (th *testHost) addNodeClient(name string, commands ...string) string {
+	th.t.Helper()
+	cfg, err := config.Load(th.home)
+	if err != nil {
+		th.t.Fatal(err)
+	}
+	tok, err := cfg.AddNodeClient(name)
+	if err != nil {
+		th.t.Fatal(err)
+	}
+	cfg.Node.Commands = commands
+	if err := config.Save(th.home, cfg); err != nil {
+		th.t.Fatal(err)
+	}
+	return tok
+}
+
+// Scenario: S003-18 (node side) — a node token reaches the node methods and nothing else of
+// the runtime; other callers cannot call the node methods; a node offers only what its
+// config advertises.
+func TestNodeTokenReachesOnlyNodeMethods(t *testing.T) {
+	th := newTestHost(t, hostOptions{grants: scopeGrants})
+	tok := th.addNodeClient("gw", api.NodeCmdThreadsList)
+	node := th.dial(tok)
+	if node.Caller().Kind != api.CallerNode {
+		t.Fatalf("caller %+v", node.Caller())
+	}
+	var d api.NodeDescribeResult
+	if err := node.Call(context.Background(), api.MethodNodeDescribe, nil, &d); err != nil || len(d.Commands) != 1 || d.Commands[0] != api.NodeCmdThreadsList {
+		t.Fatalf("describe %+v, %v", d, err)
+	}
+	for _, m := range []string{api.MethodThreadList, api.MethodDelegateStart, api.MethodCatalogSessions, api.MethodCatalogHosts, api.MethodHarnessList, api.MethodRuntimeInfo, api.MethodEventsSubscribe} {
+		callErr(t, node, m, struct{}{}, model.CodePermissionDenied)
+	}
+	// Not advertised: refused before anything runs.
+	callErr(t, node, api.MethodNodeInvoke, api.NodeInvokeParams{Command: api.NodeCmdSessionResume, Params: json.RawMessage(`{"threadId":"019a0000-0000-7000-8000-000000000001","prompt":"x"}`)}, model.CodeFailedPrecondition)
+	for _, who := range []*api.Client{th.client("admin"), th.runtimeClient()} {
+		callErr(t, who, api.MethodNodeDescribe, nil, model.CodePermissionDenied)
+		callErr(t, who, api.MethodNodeInvoke, api.NodeInvokeParams{Command: api.NodeCmdThreadsList}, model.CodePermissionDenied)
+	}
+}
+
+// Scenario: S003-20 (node side) — the list command passes the projection fields only and
+// never archived threads; the turns command is bounded.
+func TestNodeCommandsProjectAndBound(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true})
+	id, _ := codexfixture.StoredThread(t, th.codexHome, "", "node question")
+	node := th.dial(th.addNodeClient("gw"))
+	ctx := context.Background()
+	var raw json.RawMessage
+	if err := node.Call(ctx, api.MethodNodeInvoke, api.NodeInvokeParams{Command: api.NodeCmdThreadsList, Params: json.RawMessage(`{"limit":10}`)}, &raw); err != nil {
+		t.Fatal(err)
+	}
+	var page struct {
+		Data []map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &page); err != nil || len(page.Data) != 1 || page.Data[0]["id"] != id {
+		t.Fatalf("list %s (%v)", raw, err)
+	}
+	for _, hidden := range []string{"preview", "path", "turns"} {
+		if _, ok := page.Data[0][hidden]; ok {
+			t.Fatalf("node list passes %q: %s", hidden, raw)
+		}
+	}
+	callErr(t, node, api.MethodNodeInvoke, api.NodeInvokeParams{Command: api.NodeCmdThreadsList, Params: json.RawMessage(`{"limit":101}`)}, model.CodeInvalidArgument)
+	callErr(t, node, api.MethodNodeInvoke, api.NodeInvokeParams{Command: api.NodeCmdTurnsList, Params: json.RawMessage(`{"threadId":"` + id + `","limit":51}`)}, model.CodeInvalidArgument)
+	if err := node.Call(ctx, api.MethodNodeInvoke, api.NodeInvokeParams{Command: api.NodeCmdTurnsList, Params: json.RawMessage(`{"threadId":"` + id + `","limit":5}`)}, &raw); err != nil {
+		t.Fatal(err)
+	}
+	var turns struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &turns); err != nil || len(turns.Data) != 1 {
+		t.Fatalf("turns %s (%v)", raw, err)
+	}
+	// An unknown thread is the App Server's answer, carried for the gateway to interpret.
+	me := callErr(t, node, api.MethodNodeInvoke, api.NodeInvokeParams{Command: api.NodeCmdTurnsList, Params: json.RawMessage(`{"threadId":"019a0000-0000-7000-8000-000000000001","limit":5}`)}, model.CodeNodeInvokeFailed)
+	if _, ok := me.Details[api.NodeDetailRPCMessage]; !ok {
+		t.Fatalf("no App Server answer in %+v", me)
+	}
+}
