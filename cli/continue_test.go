@@ -40,7 +40,7 @@ func TestS003_04_ContinueCommandReturnsTheSameThreadAcrossRuns(t *testing.T) {
 		t.Fatalf("second continue (%d):\n%s", code, human)
 	}
 	_, errOut, code = run(t, "continue", src, "--host", "node:mac")
-	if code != 1 || errorCode(t, errOut) != model.CodeFailedPrecondition || !strings.Contains(errOut, "paired node") {
+	if code != 1 || errorCode(t, errOut) != model.CodeInvalidArgument || !strings.Contains(errOut, "unknown host") {
 		t.Fatalf("node host (%d): %s", code, errOut)
 	}
 }

@@ -155,7 +155,7 @@ func TestS003_L_SessionsBadInputAndFailedHost(t *testing.T) {
 		t.Fatalf("failed host (%d):\n%s%s", code, out, errOut)
 	}
 	out, _, code = run(t, "hosts")
-	if code != 0 || !strings.Contains(out, "gateway:local (default)") || !strings.Contains(out, "list,transcript,archive") {
+	if code != 0 || !strings.Contains(out, "gateway:local (default)") || !strings.Contains(out, "list,transcript,continue,archive") {
 		t.Fatalf("hosts (%d):\n%s", code, out)
 	}
 }

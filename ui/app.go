@@ -262,13 +262,16 @@ func (a *App) footer() string {
 		p := a.panes[a.focus]
 		b = p.ShortHelp()
 		if !p.Capturing() {
-			if _, ok := p.Selected(); ok {
+			if ref, ok := p.Selected(); ok {
 				t := km.Thread
 				b = append(b, t.Send)
 				if a.focus == paneFleet || a.focus == paneTranscript {
 					b = append(b, km.Fleet.Continue)
 				}
-				b = append(b, t.Delegate, t.Watch, t.Cancel, t.Archive)
+				b = append(b, t.Delegate, t.Watch, t.Cancel)
+				if !ref.node() {
+					b = append(b, t.Archive) // node threads are never archived from here
+				}
 			}
 			b = append(b, km.Global.NextPane, km.Global.Open, km.Global.Help, km.Global.Quit)
 		}

@@ -242,6 +242,9 @@ func (a *App) checkArchive(ref threadRef) tea.Cmd {
 	if !ref.catalog() {
 		return status(levelError, fmt.Sprintf("archive: %s runs on harness %q; only native Codex sessions of a catalog host can be archived", ref.name(), ref.Harness))
 	}
+	if ref.node() {
+		return status(levelError, fmt.Sprintf("archive: %s is a thread of paired node %s; archive it on the node itself", ref.name(), ref.Host))
+	}
 	job, tick := a.status.start("checking " + ref.name())
 	c := a.c
 	return tea.Batch(tick, func() tea.Msg {

@@ -434,3 +434,34 @@ func TestNoLineIsWiderThanTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// Scenario: S003-20 — a paired node's row offers no archive: the key explains why and asks
+// the runtime nothing, and the help bar leaves archive out.
+func TestNodeRowOffersNoArchive(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	rt.on(api.MethodCatalogHosts, func(json.RawMessage) (any, error) {
+		return api.CatalogHostsResult{Hosts: []api.CatalogHost{{ID: "node:lab", Kind: api.CatalogHostNode, Health: api.CatalogHealth{State: api.CatalogHealthOK},
+			Capabilities: []string{api.CatalogCapList, api.CatalogCapTranscript}}}}, nil
+	})
+	rt.on(api.MethodCatalogSessions, func(json.RawMessage) (any, error) {
+		return api.CatalogSessionsResult{Hosts: []api.CatalogHostSessions{{Host: "node:lab", Sessions: []api.CatalogSession{
+			{ID: idA, Title: "a node session", Cwd: "/src/app", Status: model.ThreadIdle, UpdatedAt: epoch.Add(-time.Minute)}}}}}, nil
+	})
+	// Wide enough for the whole help bar, which offers archive on a local row.
+	local := newFake()
+	fleetFixture(local)
+	mustContain(t, newTestApp(t, local, 300, 34).view(), "archive")
+	a := newTestApp(t, rt, 300, 34)
+	mustContain(t, a.fleet.View(), "a node session")
+	mustNotContain(t, a.view(), "archive")
+	reads := len(callsTo[api.ThreadReadParams](rt, api.MethodThreadRead))
+	a.press(a.km.Thread.Archive)
+	if a.confirm.open {
+		t.Fatal("archive dialog opened for a node row")
+	}
+	mustContain(t, a.view(), "archive it on the node itself")
+	if len(callsTo[api.ThreadReadParams](rt, api.MethodThreadRead)) != reads || len(callsTo[api.CatalogArchiveParams](rt, api.MethodCatalogArchive)) != 0 {
+		t.Fatal("archive of a node row reached the runtime")
+	}
+}

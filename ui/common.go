@@ -15,6 +15,7 @@ import (
 
 	"github.com/codexhost/codexhost/keymap"
 	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/themes"
 )
 
@@ -102,6 +103,9 @@ type threadRef struct {
 }
 
 func (r threadRef) catalog() bool { return r.Host != "" }
+
+// node reports a row of a paired node (host node:<name>).
+func (r threadRef) node() bool { return strings.HasPrefix(r.Host, api.NodeHostPrefix) }
 
 // name is how a prompt or the status bar calls the thread.
 func (r threadRef) name() string {

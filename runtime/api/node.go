@@ -15,6 +15,9 @@ const (
 	MethodNodeInvoke   = "node.invoke"
 )
 
+// NodeHostPrefix starts the catalog host id of a paired node ("node:<name>").
+const NodeHostPrefix = "node:"
+
 // CallerNode is a paired gateway: it may call the node methods and nothing else.
 const CallerNode = "node"
 

@@ -19,7 +19,7 @@ import (
 )
 
 // nodeHostPrefix starts the ids of paired nodes.
-const nodeHostPrefix = "node:"
+const nodeHostPrefix = api.NodeHostPrefix
 
 // IsNodeHost reports whether id names a paired node rather than a local host.
 func IsNodeHost(id string) bool { return strings.HasPrefix(id, nodeHostPrefix) }

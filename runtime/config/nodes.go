@@ -81,7 +81,7 @@ func (c *Config) NodeNames() []string {
 }
 
 // NodeHostPrefix starts the catalog host id of a paired node.
-const NodeHostPrefix = "node:"
+const NodeHostPrefix = api.NodeHostPrefix
 
 func (c *Config) validateNodes() error {
 	known := strings.Join(api.NodeCommands, ", ")
