@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/codexhost/codexhost/internal/codexfixture"
+	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
@@ -91,5 +93,42 @@ func TestNodeCommandsProjectAndBound(t *testing.T) {
 	me := callErr(t, node, api.MethodNodeInvoke, api.NodeInvokeParams{Command: api.NodeCmdTurnsList, Params: json.RawMessage(`{"threadId":"019a0000-0000-7000-8000-000000000001","limit":5}`)}, model.CodeNodeInvokeFailed)
 	if _, ok := me.Details[api.NodeDetailRPCMessage]; !ok {
 		t.Fatalf("no App Server answer in %+v", me)
+	}
+}
+
+// Scenario: S003-19 (node side) — a resume runs the exact thread with the prompt on stdin and
+// returns the final text; a second resume of the same thread while the first runs is refused
+// by the node (THREAD_BUSY), not queued.
+func TestNodeResumeRunsTheExactThreadAndRefusesOverlap(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true})
+	id, _ := codexfixture.StoredThread(t, th.codexHome, "", "first question")
+	before := len(th.fake.Requests())
+	th.fake.Enqueue(fakemodel.Slow(50*time.Millisecond, 2*time.Second))
+	tok := th.addNodeClient("gw")
+	node, other := th.dial(tok), th.dial(tok)
+	params := json.RawMessage(`{"threadId":"` + id + `","prompt":"resumed prompt"}`)
+	type answer struct {
+		res api.NodeSessionResumeResult
+		err error
+	}
+	first := make(chan answer, 1)
+	go func() {
+		var a answer
+		a.err = node.Call(context.Background(), api.MethodNodeInvoke, api.NodeInvokeParams{Command: api.NodeCmdSessionResume, Params: params}, &a.res)
+		first <- a
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	reqs, err := th.fake.WaitRequests(ctx, before+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reqs[len(reqs)-1]; got.UserText != "resumed prompt" || got.Header.Get("Thread-Id") != id {
+		t.Fatalf("the model got %q on thread %q", got.UserText, got.Header.Get("Thread-Id"))
+	}
+	callErr(t, other, api.MethodNodeInvoke, api.NodeInvokeParams{Command: api.NodeCmdSessionResume, Params: params}, model.CodeThreadBusy)
+	a := <-first
+	if a.err != nil || a.res.ThreadID != id || a.res.FinalText == "" {
+		t.Fatalf("resume %+v, %v", a.res, a.err)
 	}
 }
