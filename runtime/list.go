@@ -192,7 +192,9 @@ func (h *Host) listRows(ctx context.Context, ids []model.ThreadID, filtered bool
 			return nil, err
 		}
 		if th, ok := native[string(id)]; ok {
-			rows = append(rows, listRow{info: harness.NativeThreadInfo(th), recency: recencyOf(th)})
+			if !h.supervisedCanonical(id) {
+				rows = append(rows, listRow{info: harness.NativeThreadInfo(th), recency: recencyOf(th)})
+			}
 			continue
 		}
 		hs, err := h.threadHarness(ctx, id)
@@ -210,11 +212,21 @@ func (h *Host) listRows(ctx context.Context, ids []model.ThreadID, filtered bool
 		rows = append(rows, listRow{info: snap.Info, recency: recency})
 	}
 	for id, th := range native {
-		if !seen[id] {
+		if !seen[id] && !h.supervisedCanonical(model.ThreadID(id)) {
 			rows = append(rows, listRow{info: harness.NativeThreadInfo(th), recency: recencyOf(th)})
 		}
 	}
 	return rows, nil
+}
+
+// supervisedCanonical reports the canonical Codex thread of a supervised thread: it is listed
+// once, under the supervised id the user knows, not a second time under its own.
+func (h *Host) supervisedCanonical(id model.ThreadID) bool {
+	if h.supervision == nil {
+		return false
+	}
+	sup, ok, err := h.supervision.sup.OfCanonical(id)
+	return err == nil && ok && sup.Binding == ""
 }
 
 // nativeCatalog reads the App Server's stored threads (state database only: fast, and it

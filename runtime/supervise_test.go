@@ -172,6 +172,15 @@ func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.
 	if err != nil || canon.Info.Model != sup.Model {
 		t.Fatalf("canonical thread: %+v %v", canon.Info, err)
 	}
+	// The thread list shows the supervised thread once, not its canonical thread beside it.
+	listed := call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{AnyCwd: true})
+	var listedIDs []string
+	for _, ti := range listed.Threads {
+		listedIDs = append(listedIDs, ti.ID)
+	}
+	if !slices.Contains(listedIDs, sid) || slices.Contains(listedIDs, string(sup.Canonical)) {
+		t.Fatalf("thread list %v: want %s without its canonical thread %s", listedIDs, sid, sup.Canonical)
+	}
 
 	// The second send goes to the same canonical thread, which keeps the whole history.
 	bound := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src})
