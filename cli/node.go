@@ -20,7 +20,8 @@ func newNodeCmd() *cobra.Command {
 		Use:   "node",
 		Short: "Pair runtimes: share this machine's Codex sessions with a gateway, or reach another machine's",
 		Long: "Pair runtimes. On the machine whose Codex sessions are to be shared (the node), `codexhost node allow NAME` " +
-			"makes a node token and `codexhost serve --listen HOST:PORT` serves it. On the gateway, `codexhost node pair NAME " +
+			"makes a node token and `codexhost serve --listen 127.0.0.1:PORT` serves it (listeners are loopback only: reach it " +
+			"from the gateway through a tunnel such as `ssh -N -L PORT:127.0.0.1:PORT NODE`). On the gateway, `codexhost node pair NAME " +
 			"HOST:PORT --token-stdin` records the node; its sessions then show under host node:NAME.\n\n" +
 			"A node offers " + strings.Join(api.NodeCommands, ", ") + " (narrow it with [node] commands in its config.toml). " +
 			"The gateway invokes the first two unless denied in gateway.nodes.commands.deny; " + api.NodeCmdSessionResume +
@@ -71,7 +72,7 @@ func newNodeAllowCmd() *cobra.Command {
 				fmt.Fprintln(cmd.OutOrStdout(), string(b))
 				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "node token for %s (shown only now):\n%s\nserve it with `codexhost serve --listen HOST:PORT`; on the gateway run `codexhost node pair NAME HOST:PORT --token-stdin`\n", args[0], token)
+			fmt.Fprintf(cmd.OutOrStdout(), "node token for %s (shown only now):\n%s\nserve it with `codexhost serve --listen 127.0.0.1:PORT` (tunnel it to the gateway); on the gateway run `codexhost node pair NAME HOST:PORT --token-stdin`\n", args[0], token)
 			return nil
 		},
 	}
