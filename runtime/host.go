@@ -396,6 +396,9 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 	if f := h.follower.Load(); f != nil {
 		return f.forward(ctx, caller, method, params)
 	}
+	if api.IsCompatMethod(method) {
+		return h.handleCompat(ctx, caller, method, params)
+	}
 	switch method {
 	case api.MethodRuntimeForward:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.ForwardParams) (any, error) { return h.forwarded(ctx, caller, p) })
