@@ -70,7 +70,7 @@ func newClientAddCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.Flags().StringArrayVar(&grant.Scopes, "scope", nil, "grant an operator scope: "+strings.Join(config.OperatorScopes, ", ")+" (repeatable)")
-	cmd.Flags().BoolVar(&grant.AllowWriteControls, "allow-write-controls", false, "allow write actions (continue, archive) within the client's scopes")
-	cmd.Flags().BoolVar(&grant.AllowRawTranscripts, "allow-raw-transcripts", false, "allow raw transcript fields (none are served yet)")
+	cmd.Flags().BoolVar(&grant.AllowWriteControls, "allow-write-controls", false, "allow write actions (continue, archive; compat send and interrupt) within the client's scopes")
+	cmd.Flags().BoolVar(&grant.AllowRawTranscripts, "allow-raw-transcripts", false, "allow transcript reads and previews of the compat tools")
 	return cmd
 }

@@ -407,6 +407,9 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 	if caller.Kind == api.CallerNode || method == api.MethodNodeDescribe || method == api.MethodNodeInvoke {
 		return h.handleNode(ctx, caller, method, params)
 	}
+	if api.IsCompatMethod(method) {
+		return h.handleCompat(ctx, caller, method, params)
+	}
 	switch method {
 	case api.MethodRuntimeForward:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.ForwardParams) (any, error) { return h.forwarded(ctx, caller, p) })

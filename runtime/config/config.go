@@ -64,9 +64,9 @@ type Harness struct {
 // AllowRawTranscripts and AllowWriteControls (both off by default) gate what a client may do
 // through the catalog beyond listing, on top of its scopes: every external client may be a
 // tool handed to an agent, so write actions (archive, continue) need AllowWriteControls as
-// well as operator.write. AllowRawTranscripts is reserved for raw transcript fields (item
-// JSON, tool calls and results): transcripts serve only user and assistant message text
-// today, which operator.read grants, so the flag changes nothing yet.
+// well as operator.write. The catalog's transcripts serve only user and assistant message
+// text, which operator.read grants; AllowRawTranscripts gates the compat tools' session read
+// and list previews, and AllowWriteControls their steer and interrupt (runtime/compat.go).
 type Client struct {
 	TokenSHA256         string   `toml:"token_sha256"`
 	Scopes              []string `toml:"scopes,omitempty"`
@@ -167,6 +167,9 @@ type Config struct {
 	Nodes     map[string]Node    `toml:"nodes,omitempty"`
 	Gateway   Gateway            `toml:"gateway,omitempty"`
 	Keys      map[string]any     `toml:"keys,omitempty"`
+
+	// Supervision is the policy of the agent-facing compat tools (supervision.go).
+	Supervision Supervision `toml:"supervision,omitempty"`
 }
 
 var namePattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
@@ -188,6 +191,9 @@ func Load(home string) (*Config, error) {
 	md, err := toml.Decode(string(b), cfg)
 	if err != nil {
 		return nil, model.Errorf(model.CodeInvalidArgument, "fix the syntax of "+path, "config: %v", err)
+	}
+	if err := refuseLegacy(md, path); err != nil {
+		return nil, err
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		keys := make([]string, len(undecoded))
@@ -232,6 +238,9 @@ func (c *Config) Validate() error {
 		return model.Errorf(model.CodeInvalidArgument, "use a duration such as 30s", "config: delegate.dedupe_window is negative")
 	}
 	if err := c.validateNodes(); err != nil {
+		return err
+	}
+	if err := c.validateSupervision(); err != nil {
 		return err
 	}
 	return c.validateCatalog()

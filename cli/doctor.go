@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/config"
+)
+
+// doctorReport is what `codexhost doctor` found. OK is false when something needs fixing;
+// the command itself still succeeds (exit 0): it worked, whatever it found.
+type doctorReport struct {
+	Home   string       `json:"home"`
+	OK     bool         `json:"ok"`
+	Config doctorConfig `json:"config"`
+	Codex  doctorCodex  `json:"codex"`
+}
+
+type doctorConfig struct {
+	Path string `json:"path"`
+	OK   bool   `json:"ok"`
+	// Migration reports the legacy [supervisor] table: found (legacy), and with --fix moved
+	// to the canonical keys (applied), key by key.
+	Migration *config.Migration `json:"migration"`
+	Error     *model.Error      `json:"error,omitempty"`
+}
+
+type doctorCodex struct {
+	OK    bool         `json:"ok"`
+	Bin   string       `json:"bin,omitempty"`
+	Error *model.Error `json:"error,omitempty"`
+}
+
+func newDoctorCmd() *cobra.Command {
+	var fix, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor [--fix] [--json]",
+		Short: "Check the home's config.toml and the Codex installation; --fix migrates legacy configuration",
+		Long: "Check the home's config.toml and the Codex installation.\n\n" +
+			"config.toml from before the fleet catalog kept the supervised Codex homes and the agent tools' policy in a " +
+			"[supervisor] table (endpoints, enabled, allowRawTranscripts, allowWriteControls, max_stored_sessions). " +
+			"The runtime no longer reads it. --fix moves it: endpoints are merged into [catalog] codex_homes without " +
+			"duplicates, the policy keys move to [supervision], a canonical key that is already set wins, and the file " +
+			"is rewritten atomically with mode 0600. Running --fix again changes nothing.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			home, err := homeDir()
+			if err != nil {
+				return err
+			}
+			rep, err := runDoctor(home, fix)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetEscapeHTML(false)
+				return enc.Encode(rep)
+			}
+			printDoctor(w, rep)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&fix, "fix", false, "migrate the legacy [supervisor] table of config.toml to [catalog] and [supervision]")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+// runDoctor checks home; with fix it migrates the legacy table first. A migration that
+// cannot be done fails the command: nothing was written, and the error names the key.
+func runDoctor(home string, fix bool) (doctorReport, error) {
+	rep := doctorReport{Home: home, Config: doctorConfig{Path: filepath.Join(home, config.FileName)}}
+	var (
+		m   *config.Migration
+		err error
+	)
+	if fix {
+		if m, err = config.MigrateLegacy(home); err != nil {
+			return rep, err
+		}
+	} else {
+		m, err = config.InspectLegacy(home)
+	}
+	rep.Config.Migration = m
+	codexBin := ""
+	switch {
+	case err != nil:
+		rep.Config.Error = model.AsError(err)
+	case m.Legacy && !m.Applied:
+		rep.Config.Error = model.Errorf(model.CodeFailedPrecondition, "run `"+config.FixCommand+"` to move it to [catalog] codex_homes and [supervision]",
+			"config.toml has the legacy [%s] table, which the runtime no longer reads", config.LegacyTable)
+	default:
+		cfg, lerr := config.Load(home)
+		if lerr != nil {
+			rep.Config.Error = model.AsError(lerr)
+		} else {
+			codexBin = cfg.CodexBin
+		}
+	}
+	rep.Config.OK = rep.Config.Error == nil
+
+	bin, lerr := appserver.Locate(codexBin, os.Getenv)
+	rep.Codex = doctorCodex{OK: lerr == nil, Bin: bin, Error: model.AsError(lerr)}
+	rep.OK = rep.Config.OK && rep.Codex.OK
+	return rep, nil
+}
+
+func printDoctor(w io.Writer, rep doctorReport) {
+	fmt.Fprintf(w, "config  %s\n", dash(rep.Config.Path))
+	if m := rep.Config.Migration; m != nil && m.Legacy {
+		if m.Applied {
+			fmt.Fprintf(w, "  migrated the legacy [%s] table; config.toml rewritten (0600)\n", config.LegacyTable)
+		} else {
+			fmt.Fprintf(w, "  legacy [%s] table found\n", config.LegacyTable)
+		}
+		for _, c := range m.Changes {
+			line := fmt.Sprintf("    %s -> %s: %s", c.From, c.To, c.Action)
+			if c.Detail != "" {
+				line += " (" + c.Detail + ")"
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	printFinding(w, rep.Config.Error)
+	fmt.Fprintf(w, "codex   %s\n", dash(rep.Codex.Bin))
+	printFinding(w, rep.Codex.Error)
+	if rep.OK {
+		fmt.Fprintln(w, "ok")
+	} else {
+		fmt.Fprintln(w, "problems found")
+	}
+}
+
+func printFinding(w io.Writer, e *model.Error) {
+	if e == nil {
+		return
+	}
+	fmt.Fprintf(w, "  %s: %s\n", e.Code, e.Message)
+	if e.Hint != "" {
+		fmt.Fprintf(w, "  hint: %s\n", e.Hint)
+	}
+}
