@@ -18,14 +18,17 @@ const (
 	modeHang
 	modeFailed
 	modeShell
+	modeCall
 )
 
 // Behavior is what the server does for one request to /responses.
-// Build one with Reply, HTTPError, Truncated, Slow, Hang, Failed or Shell.
+// Build one with Reply, HTTPError, Truncated, Slow, Hang, Failed, Shell or FunctionCall.
 type Behavior struct {
 	mode     mode
 	text     string // reply text, or the error message of an HTTP error
 	command  string // the command of a Shell call
+	tool     string // the tool of a FunctionCall
+	args     string // the JSON arguments of a FunctionCall
 	status   int
 	delay    time.Duration
 	duration time.Duration
@@ -58,7 +61,7 @@ func Hang() Behavior { return Behavior{mode: modeHang} }
 func Failed() Behavior { return Behavior{mode: modeFailed} }
 
 // String names the behaviour the way markers do: "reply", "http500",
-// "truncated", "slow", "hang", "failed", "shell". It is what Request.Mode records.
+// "truncated", "slow", "hang", "failed", "shell", "call". It is what Request.Mode records.
 func (b Behavior) String() string {
 	switch b.mode {
 	case modeReply:
@@ -75,6 +78,8 @@ func (b Behavior) String() string {
 		return "failed"
 	case modeShell:
 		return "shell"
+	case modeCall:
+		return "call"
 	}
 	return fmt.Sprintf("mode(%d)", int(b.mode))
 }
@@ -111,6 +116,11 @@ func fromMarkers(text string, slowDelay, slowDuration time.Duration) (b Behavior
 		return Failed(), true
 	case name == "shell":
 		return Shell(m["cmd"]), true
+	case name == "call":
+		if m["tool"] == "" {
+			return badRequest(fmt.Errorf("marker [[mode:call]] needs [[tool:NAME]]")), true
+		}
+		return FunctionCall(m["tool"], m["args"]), true
 	case name == "slow":
 		delay, err := markerDuration(m, "delay", slowDelay)
 		if err != nil {

@@ -11,6 +11,7 @@
 //	[[mode:hang]]  [[mode:truncated]]  [[mode:failed]]  [[mode:http500]] (any 4xx/5xx)
 //	[[reply:some text]]                           see Reply
 //	[[mode:shell]] [[cmd:echo hi]]                see Shell (the command cannot contain ']')
+//	[[mode:call]] [[tool:NAME]] [[args:{"k":1}]]  see FunctionCall (the arguments cannot contain ']')
 package fakemodel
 
 import (

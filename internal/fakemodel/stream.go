@@ -63,6 +63,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, b Behavior, n int
 			return serveShellCall(w, b, n, body)
 		}
 	}
+	if b.mode == modeCall {
+		b = callStep(b, n, body)
+		if b.mode == modeCall {
+			return serveFunctionCall(w, b, n, body)
+		}
+	}
 	if b.mode == modeHTTPError {
 		writeHTTPError(w, b)
 		return false

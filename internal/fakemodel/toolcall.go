@@ -62,31 +62,116 @@ func serveShellCall(w http.ResponseWriter, b Behavior, n int, body map[string]an
 	if err != nil {
 		panic(err) // built here from plain values
 	}
+	return sendFunctionCall(w, n, "", tool, string(argJSON))
+}
+
+// FunctionCall makes the model call the tool name with argsJSON, a JSON object ("" means
+// {}): the response is a single function_call. A tool that Codex offers inside a namespace
+// tool (spawn_agent, say, inside multi_agent_v1) is called with that namespace, without which
+// Codex does not find it. Like Shell, served to the follow-up of a call (see
+// Request.ToolOutput) it answers with the message "tool finished (fake reply #N)" instead of
+// calling again. A request that does not offer the tool, or arguments that are not a JSON
+// object, get an HTTP 400 saying so, which fails the turn with that explanation.
+func FunctionCall(name, argsJSON string) Behavior {
+	if strings.TrimSpace(argsJSON) == "" {
+		argsJSON = "{}"
+	}
+	return Behavior{mode: modeCall, tool: name, args: argsJSON}
+}
+
+// callStep turns a FunctionCall behaviour into what this request needs: a message for a
+// follow-up, an HTTP 400 for bad arguments or a tool not offered, or the call itself.
+func callStep(b Behavior, n int, body map[string]any) Behavior {
+	if _, ok := lastToolOutput(body); ok {
+		return Reply(fmt.Sprintf("tool finished (fake reply #%d)", n))
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(b.args), &obj); err != nil || obj == nil {
+		return badRequest(fmt.Errorf("mode call: the arguments of %s are not a JSON object: %s", b.tool, b.args))
+	}
+	if _, ok := offeredTool(body, b.tool); !ok {
+		return badRequest(fmt.Errorf("mode call: the request does not offer the tool %s (it offers %v)", b.tool, toolNames(body)))
+	}
+	return b
+}
+
+// serveFunctionCall streams a response made of one function_call of b's tool.
+func serveFunctionCall(w http.ResponseWriter, b Behavior, n int, body map[string]any) (disconnected bool) {
+	namespace, _ := offeredTool(body, b.tool)
+	return sendFunctionCall(w, n, namespace, b.tool, b.args)
+}
+
+// sendFunctionCall streams response.created, the function_call item and response.completed.
+// The ids are numbered by n; namespace is left out when empty.
+func sendFunctionCall(w http.ResponseWriter, n int, namespace, name, argsJSON string) (disconnected bool) {
+	item := map[string]any{
+		"type": "function_call", "id": fmt.Sprintf("fc_fake_%d", n), "call_id": fmt.Sprintf("call_fake_%d", n),
+		"name": name, "arguments": argsJSON,
+	}
+	if namespace != "" {
+		item["namespace"] = namespace
+	}
 	respID := fmt.Sprintf("resp_fake_%d", n)
 	e := startSSE(w)
 	ok := e.send(event{"type": "response.created", "response": map[string]any{"id": respID}}) &&
-		e.send(event{"type": "response.output_item.done", "item": map[string]any{
-			"type": "function_call", "id": fmt.Sprintf("fc_fake_%d", n), "call_id": fmt.Sprintf("call_fake_%d", n),
-			"name": tool, "arguments": string(argJSON),
-		}}) &&
+		e.send(event{"type": "response.output_item.done", "item": item}) &&
 		e.send(event{"type": "response.completed", "response": map[string]any{
 			"id": respID, "status": "completed", "usage": usage(),
 		}})
 	return !ok
 }
 
-// toolNames lists the names of the tools a request offers.
+// toolNames lists the names of the tools a request offers; a tool inside a namespace tool
+// is listed as namespace.name.
 func toolNames(body map[string]any) []string {
-	tools, _ := body["tools"].([]any)
 	var names []string
-	for _, t := range tools {
-		if m, ok := t.(map[string]any); ok {
-			if name, ok := m["name"].(string); ok {
-				names = append(names, name)
-			}
+	for _, t := range offeredTools(body) {
+		if t.namespace != "" {
+			names = append(names, t.namespace+"."+t.name)
+		} else {
+			names = append(names, t.name)
 		}
 	}
 	return names
+}
+
+type toolRef struct{ namespace, name string }
+
+// offeredTools lists the tools a request offers, in order, with the members of namespace
+// tools ({"type":"namespace","name":…,"tools":[…]}) in place of the namespace itself.
+func offeredTools(body map[string]any) []toolRef {
+	tools, _ := body["tools"].([]any)
+	var out []toolRef
+	for _, t := range tools {
+		m, _ := t.(map[string]any)
+		name, _ := m["name"].(string)
+		if name == "" {
+			continue
+		}
+		if typ, _ := m["type"].(string); typ != "namespace" {
+			out = append(out, toolRef{name: name})
+			continue
+		}
+		members, _ := m["tools"].([]any)
+		for _, mt := range members {
+			mm, _ := mt.(map[string]any)
+			if member, _ := mm["name"].(string); member != "" {
+				out = append(out, toolRef{namespace: name, name: member})
+			}
+		}
+	}
+	return out
+}
+
+// offeredTool reports whether the request offers the tool name, and in which namespace ("" at
+// the top level); the first in the order offered wins.
+func offeredTool(body map[string]any, name string) (namespace string, ok bool) {
+	for _, t := range offeredTools(body) {
+		if t.name == name {
+			return t.namespace, true
+		}
+	}
+	return "", false
 }
 
 func offeredShellTool(body map[string]any) (string, bool) {

@@ -118,3 +118,79 @@ func TestShellWithoutAShellToolAnswers400NamingTheOffer(t *testing.T) {
 		t.Fatalf("%d %q", resp.StatusCode, msg)
 	}
 }
+
+// namespacedBody is a request offering the top-level tools and, like Codex's multi-agent
+// tools, a namespace tool whose members are the functions the model may call.
+func namespacedBody(t *testing.T, userText string, tools []string, namespace string, members []string) []byte {
+	t.Helper()
+	var req map[string]any
+	if err := json.Unmarshal(toolBody(t, userText, tools, nil), &req); err != nil {
+		t.Fatal(err)
+	}
+	var fns []any
+	for _, name := range members {
+		fns = append(fns, map[string]any{"type": "function", "name": name, "parameters": map[string]any{}})
+	}
+	req["tools"] = append(req["tools"].([]any), map[string]any{"type": "namespace", "name": namespace, "description": "d", "tools": fns})
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestFunctionCallNamesTheNamespaceOfANamespacedTool(t *testing.T) {
+	s := fakemodel.Start(t)
+	ctx := ctxFor(t, 10*time.Second)
+	args := `{"message":"[[mode:hang]] sub-agent task"}`
+	s.Enqueue(fakemodel.FunctionCall("spawn_agent", args), fakemodel.FunctionCall("view_image", ""))
+	payload := namespacedBody(t, "plain text", []string{"view_image"}, "multi_agent_v1", []string{"wait_agent", "spawn_agent"})
+	item := functionCall(t, open(t, ctx, s, payload).all(t))
+	if item["name"] != "spawn_agent" || item["namespace"] != "multi_agent_v1" || item["arguments"] != args || item["call_id"] != "call_fake_1" {
+		t.Fatalf("call %v", item)
+	}
+	// A top-level tool has no namespace; empty arguments are an empty object.
+	item = functionCall(t, open(t, ctx, s, payload).all(t))
+	if _, ok := item["namespace"]; ok || item["name"] != "view_image" || item["arguments"] != "{}" {
+		t.Fatalf("call %v", item)
+	}
+	if reqs := s.Requests(); reqs[0].Mode != "call" || reqs[1].Mode != "call" {
+		t.Fatalf("modes %q %q", reqs[0].Mode, reqs[1].Mode)
+	}
+}
+
+func TestFunctionCallMarkerCallsThenAnswersTheFollowup(t *testing.T) {
+	s := fakemodel.Start(t)
+	ctx := ctxFor(t, 10*time.Second)
+	text := `look [[mode:call]] [[tool:view_image]] [[args:{"path":"/w/a.png"}]]`
+	item := functionCall(t, open(t, ctx, s, toolBody(t, text, []string{"exec_command", "view_image"}, nil)).all(t))
+	if item["name"] != "view_image" || item["arguments"] != `{"path":"/w/a.png"}` {
+		t.Fatalf("call %v", item)
+	}
+	// The marker still decides the follow-up; it must end the turn, not call again.
+	evs := open(t, ctx, s, toolBody(t, text, []string{"view_image"}, "image shown")).all(t)
+	if got := replyText(t, evs); got != "tool finished (fake reply #2)" {
+		t.Fatalf("follow-up reply %q", got)
+	}
+}
+
+func TestFunctionCallRefusals400WithReason(t *testing.T) {
+	s := fakemodel.Start(t)
+	ctx := ctxFor(t, 10*time.Second)
+	offer := namespacedBody(t, "[[mode:call]] [[tool:close_agent]]", []string{"view_image"}, "multi_agent_v1", []string{"spawn_agent"})
+	resp := post(t, ctx, s.URL(), offer)
+	if msg := errorMessage(t, resp); resp.StatusCode != 400 || !strings.Contains(msg, "does not offer the tool close_agent") || !strings.Contains(msg, "view_image multi_agent_v1.spawn_agent") {
+		t.Errorf("tool not offered: %d %q", resp.StatusCode, msg)
+	}
+	resp = post(t, ctx, s.URL(), toolBody(t, "[[mode:call]] [[args:{}]]", []string{"view_image"}, nil))
+	if msg := errorMessage(t, resp); resp.StatusCode != 400 || !strings.Contains(msg, "needs [[tool:NAME]]") {
+		t.Errorf("no tool: %d %q", resp.StatusCode, msg)
+	}
+	for _, args := range []string{"not json", "[1]", "null"} {
+		s.Enqueue(fakemodel.FunctionCall("view_image", args))
+		resp = post(t, ctx, s.URL(), toolBody(t, "x", []string{"view_image"}, nil))
+		if msg := errorMessage(t, resp); resp.StatusCode != 400 || !strings.Contains(msg, "not a JSON object: "+args) {
+			t.Errorf("arguments %q: %d %q", args, resp.StatusCode, msg)
+		}
+	}
+}
