@@ -210,7 +210,14 @@ func (h *Host) handleCatalog(ctx context.Context, caller api.Caller, method stri
 		return h.catalog.Hosts(), nil
 	case api.MethodCatalogSessions:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogSessionsParams) (any, error) {
-			return h.catalog.List(ctx, p, nil)
+			var settled func(api.CatalogHostSessions)
+			if p.Progress {
+				// Each host's page goes to this caller alone, as soon as the host settles.
+				settled = func(hs api.CatalogHostSessions) {
+					api.Notify(ctx, api.Event{Type: api.EventCatalogHost, Catalog: &hs})
+				}
+			}
+			return h.catalog.List(ctx, p, settled)
 		})
 	case api.MethodCatalogTranscript:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogTranscriptParams) (any, error) {
