@@ -73,12 +73,20 @@ func (h *Host) startCatalog(cfg *config.Config, appEnv []string, logDir string) 
 	if err != nil {
 		return err
 	}
-	cat, err := catalog.New(specs, catalog.Options{Key: key, Now: h.opts.Now, Log: h.opts.Log})
+	cat, err := catalog.New(specs, catalog.Options{Key: key, Now: h.opts.Now, Log: h.opts.Log, KeepWarm: catalog.DefaultKeepWarm})
 	if err != nil {
 		return err
 	}
 	h.catalog = cat
 	return nil
+}
+
+// WarmCatalog starts reading the catalog's hosts ahead in the background, so that the first
+// search of a lasting runtime (serve) is served from memory. Runtimes of one command skip it.
+func (h *Host) WarmCatalog() {
+	if h.catalog != nil {
+		h.catalog.Warm()
+	}
 }
 
 // defaultCodexHome is the Codex home the native App Server uses: CODEX_HOME, else ~/.codex.
