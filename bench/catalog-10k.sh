@@ -85,3 +85,7 @@ start_serve
 "$bin" sessions --host gateway:local --limit 50 --json >/dev/null
 sleep "${READ_SECONDS:-3}" # the operator reads the list; its read-ahead settles
 echo "search over all, ${READ_SECONDS:-3} s after a list (fresh runtime): $(search_all)"
+if [ -n "${IDLE_SECONDS:-}" ]; then # past the life of a page (1 min): kept warm, or read again
+  sleep "$IDLE_SECONDS"
+  echo "search over all, $IDLE_SECONDS s after the last one: $(search_all)"
+fi

@@ -401,7 +401,7 @@ func (c *Catalog) readAhead(h *host, renew time.Duration) {
 	go func() {
 		defer c.bg.Done()
 		defer h.ahead.Store(false)
-		pos, fetched := "", 0
+		pos, fetched, pass := "", 0, c.opts.Now()
 		// Cached pages are followed too; the step bound ends a loop among them.
 		for steps := 0; fetched < c.opts.ReadAheadPages && steps < 4*c.opts.ReadAheadPages; steps++ {
 			h.mu.Lock()
@@ -409,7 +409,7 @@ func (c *Catalog) readAhead(h *host, renew time.Duration) {
 			h.prepare(now, c.opts.IndexTTL, c.opts.PageTTL)
 			seg, gen, epoch := h.idx.segs[pos], h.idx.gen, h.idx.epoch
 			h.mu.Unlock()
-			if seg != nil && !c.due(pos, seg, now, renew) {
+			if seg != nil && !c.due(pos, seg, pass, now, renew) {
 				if seg.end {
 					return
 				}

@@ -111,10 +111,11 @@ func (h *host) used(now time.Time) { h.usedAt.Store(now.UnixNano()) }
 
 func (h *host) lastUsed() time.Time { return time.Unix(0, h.usedAt.Load()) }
 
-// refreshEvery is the period of keep-warm: half the life of a page, so a page is renewed
-// once before it would expire.
+// refreshEvery is the period of keep-warm: a third of the life of a page. A refresh renews
+// the pages that would expire within two periods, so each is renewed about once per life,
+// at least a period before it expires, however long the renewal of the others takes.
 func (c *Catalog) refreshEvery() time.Duration {
-	return max(c.opts.PageTTL/2, time.Second)
+	return max(c.opts.PageTTL/3, time.Second)
 }
 
 // keepWarm starts the keep-warm loop once, when Options.KeepWarm asks for it.
@@ -144,14 +145,16 @@ func (c *Catalog) refresh() {
 	now := c.opts.Now()
 	for _, h := range c.hosts {
 		if now.Sub(h.lastUsed()) < c.opts.KeepWarm {
-			c.readAhead(h, c.refreshEvery())
+			c.readAhead(h, 2*c.refreshEvery())
 		}
 	}
 }
 
-// due says whether the read-ahead renews a resident page: one that would expire within renew.
-func (c *Catalog) due(pos string, s *segment, now time.Time, renew time.Duration) bool {
-	if renew <= 0 {
+// due says whether a read-ahead that started at pass renews a resident page: one read
+// before the pass that would expire within renew. A page is so renewed once per pass, also
+// the newest one, whose life is shorter than renew.
+func (c *Catalog) due(pos string, s *segment, pass, now time.Time, renew time.Duration) bool {
+	if renew <= 0 || !s.fetched.Before(pass) {
 		return false
 	}
 	ttl := c.opts.PageTTL
