@@ -140,7 +140,7 @@ func (c *Catalog) keepWarm() {
 }
 
 // refresh renews, in the background, the pages of every host used within KeepWarm that
-// would expire before the next refresh.
+// would expire within two refresh periods.
 func (c *Catalog) refresh() {
 	now := c.opts.Now()
 	for _, h := range c.hosts {
