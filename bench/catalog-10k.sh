@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Fleet catalog on a large Codex home: builds (once, cached) a Codex home with N stored
 # threads made by the App Server itself, then measures in one run
-#   - a raw App Server thread/list of 50 (with and without useStateDbOnly),
+#   - a raw App Server thread/list of 50 (with and without useStateDbOnly), and one native
+#     page of 100 (the unit of a title scan),
 #   - the catalog's list of 50 cold (empty index) and warm (resident index),
-#   - a title search over every thread, cold and warm,
+#   - a title search over every thread: truly cold (empty index, nothing read ahead), on a
+#     runtime starting (it meets the start's read-ahead), on a running runtime, and warm,
 # first in process (go test -bench), then end to end through `codexhost sessions` against a
-# running `codexhost serve`.
+# running `codexhost serve` (which reads its hosts ahead from its start).
 #
 #   bench/catalog-10k.sh            # N=10000, home in .cache/bench/codex-10000
 #   N=2000 bench/catalog-10k.sh
@@ -41,11 +43,14 @@ mkdir -m 700 "$CODEXHOST_HOME"
 serve_pid=
 stop_serve() { [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null; serve_pid=; }
 trap 'stop_serve; rm -rf "$tmp"' EXIT
-start_serve() { # a fresh runtime whose App Server runs but whose catalog index is empty
+start_serve() { # a fresh runtime whose App Server runs; its catalog reads ahead from its start
   stop_serve
   "$bin" serve >>"$tmp/serve.log" 2>&1 &
   serve_pid=$!
-  for _ in $(seq 100); do "$bin" hosts >/dev/null 2>&1 && break; sleep 0.1; done
+  # Wait for its socket: an operator command run before it would embed a runtime of its own
+  # and hold the home, and serve would then fail.
+  for _ in $(seq 300); do [ -S "$CODEXHOST_HOME/runtime.sock" ] && break; sleep 0.1; done
+  "$bin" hosts >/dev/null
   # Start the App Server through another path, so the catalog's first list pays no process start.
   "$bin" thread list --all-cwd --limit 1 --client-token "$(cat "$CODEXHOST_HOME/operator.token")" >/dev/null
 }
@@ -71,9 +76,16 @@ echo "codexhost version (process start only): $(ms "$bin" version)"
 start_serve
 echo "sessions --limit 50, cold: $(ms "$bin" sessions --host gateway:local --limit 50 --json)"
 echo "sessions --limit 50, warm: $(ms "$bin" sessions --host gateway:local --limit 50 --json)"
-echo "search over all, right after the list: $(search_all)"
+echo "search over all, right after the list (fresh runtime, its read-ahead under way): $(search_all)"
 echo "search over all, again: $(search_all)"
+start_serve
+sleep "${UP_SECONDS:-3}" # no list: only the runtime's start read ahead
+echo "search over all, first call of a runtime up ${UP_SECONDS:-3} s: $(search_all)"
 start_serve
 "$bin" sessions --host gateway:local --limit 50 --json >/dev/null
 sleep "${READ_SECONDS:-3}" # the operator reads the list; its read-ahead settles
 echo "search over all, ${READ_SECONDS:-3} s after a list (fresh runtime): $(search_all)"
+if [ -n "${IDLE_SECONDS:-}" ]; then # past the life of a page (1 min): kept warm, or read again
+  sleep "$IDLE_SECONDS"
+  echo "search over all, $IDLE_SECONDS s after the last one: $(search_all)"
+fi

@@ -58,11 +58,13 @@ func newServeCmd() *cobra.Command {
 							return
 						}
 						announce(fmt.Sprintf("codexhost runtime took over the home, listening on %s", endpoints()))
+						host.WarmCatalog()
 					case <-ctx.Done():
 					}
 				}()
 			} else {
 				announce(fmt.Sprintf("codexhost runtime listening on %s", endpoints()))
+				host.WarmCatalog() // its first search is then served from memory
 			}
 			err = host.Serve(ctx)
 			if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {

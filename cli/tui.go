@@ -285,6 +285,15 @@ func (s *operatorSession) Call(ctx context.Context, method string, params, out a
 	return c.Call(ctx, method, params, out)
 }
 
+// CallEvents is Call, handing fn the call's own events (the fleet's per-host progress).
+func (s *operatorSession) CallEvents(ctx context.Context, method string, params, out any, fn func(api.Event)) error {
+	c := s.current()
+	if c == nil {
+		return model.Errorf(model.CodeRuntimeUnreachable, "wait for the app to reconnect", "not connected to the runtime")
+	}
+	return c.CallEvents(ctx, method, params, out, fn)
+}
+
 func (s *operatorSession) endpoint() string {
 	if c := s.current(); c != nil {
 		return c.Endpoint()

@@ -79,12 +79,20 @@ func (h *Host) startCatalog(cfg *config.Config, appEnv []string, logDir string) 
 	if err != nil {
 		return err
 	}
-	cat, err := catalog.New(specs, catalog.Options{Key: key, Now: h.opts.Now, Log: h.opts.Log})
+	cat, err := catalog.New(specs, catalog.Options{Key: key, Now: h.opts.Now, Log: h.opts.Log, KeepWarm: catalog.DefaultKeepWarm})
 	if err != nil {
 		return err
 	}
 	h.catalog = cat
 	return nil
+}
+
+// WarmCatalog starts reading the catalog's hosts ahead in the background, so that the first
+// search of a lasting runtime (serve) is served from memory. Runtimes of one command skip it.
+func (h *Host) WarmCatalog() {
+	if h.catalog != nil {
+		h.catalog.Warm()
+	}
 }
 
 // defaultCodexHome is the Codex home the native App Server uses: CODEX_HOME, else ~/.codex.
@@ -216,7 +224,14 @@ func (h *Host) handleCatalog(ctx context.Context, caller api.Caller, method stri
 		return h.catalog.Hosts(ctx), nil
 	case api.MethodCatalogSessions:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogSessionsParams) (any, error) {
-			return h.catalog.List(ctx, p, nil)
+			var settled func(api.CatalogHostSessions)
+			if p.Progress {
+				// Each host's page goes to this caller alone, as soon as the host settles.
+				settled = func(hs api.CatalogHostSessions) {
+					api.Notify(ctx, api.Event{Type: api.EventCatalogHost, Catalog: &hs})
+				}
+			}
+			return h.catalog.List(ctx, p, settled)
 		})
 	case api.MethodCatalogTranscript:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogTranscriptParams) (any, error) {

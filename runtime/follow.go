@@ -175,7 +175,9 @@ func (f *follower) forward(ctx context.Context, caller api.Caller, method string
 			"the runtime holding the home is not reachable: %v", err)
 	}
 	var out json.RawMessage
-	if err := c.Call(ctx, api.MethodRuntimeForward, api.ForwardParams{Caller: caller, Method: method, Params: params}, &out); err != nil {
+	// Events of the call (its progress) go back to the caller's own connection.
+	relay := func(ev api.Event) { api.Notify(ctx, ev) }
+	if err := c.CallEvents(ctx, api.MethodRuntimeForward, api.ForwardParams{Caller: caller, Method: method, Params: params}, &out, relay); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,6 +40,9 @@ type fleetGroup struct {
 	loading bool   // a page is in flight
 	pageSeq int    // identity of the page in flight
 	pages   int    // pages loaded since the first
+	// settled is the reload whose first page the group shows: from its catalog.host event,
+	// ahead of the call's aggregate answer, or from that answer.
+	settled int
 }
 
 type lineKind int
@@ -76,7 +80,22 @@ type (
 		err          error
 	}
 	selectSettledMsg struct{ seq int }
+	// hostSettledMsg is one host's first page, sent while the call still waits for others.
+	// next reads the call's next message; it is run even for a stale reload, so the call's
+	// goroutine always finishes.
+	hostSettledMsg struct {
+		seq  int
+		page api.CatalogHostSessions
+		next tea.Cmd
+	}
 )
+
+// progressRuntime is a runtime connection that also hands over a call's own events while
+// the call runs (*api.Client has it). Without it the fleet shows every host at once, when
+// the slowest one answered.
+type progressRuntime interface {
+	CallEvents(ctx context.Context, method string, params, out any, fn func(api.Event)) error
+}
 
 // fleetPane lists the catalog's sessions grouped by host, then the runtime's own threads.
 type fleetPane struct {
@@ -99,6 +118,9 @@ type fleetPane struct {
 	selSeq  int
 	selKey  string // the last selection sent to the root
 	hostsOK bool
+	// firstLoading: the first pages of reload seq are on their way, so a host catalog.hosts
+	// names meanwhile is loading, not empty.
+	firstLoading bool
 }
 
 func newFleetPane(c *common) *fleetPane {
@@ -164,18 +186,68 @@ func (f *fleetPane) reload() tea.Cmd {
 		g.loading = true
 		g.pageSeq++
 	}
+	f.firstLoading = true
 	f.relayout()
 	hosts := func() tea.Msg {
 		var res api.CatalogHostsResult
 		err := c.call(api.MethodCatalogHosts, struct{}{}, &res)
 		return hostsLoadedMsg{seq: seq, res: res, err: err}
 	}
-	sessions := func() tea.Msg {
-		var res api.CatalogSessionsResult
-		err := c.call(api.MethodCatalogSessions, api.CatalogSessionsParams{Search: q, Limit: fleetPageSize}, &res)
-		return sessionsLoadedMsg{seq: seq, res: res, err: err}
+	return tea.Batch(hosts, f.firstPages(seq, q), f.threadsPage(""))
+}
+
+// firstPages reads every host's first page. Each host shows as soon as it settled (its
+// catalog.host event), so a slow or dead host holds no other back; the call's aggregate
+// answer comes last and completes the hosts no event brought.
+func (f *fleetPane) firstPages(seq int, q string) tea.Cmd {
+	c := f.c
+	p := api.CatalogSessionsParams{Search: q, Limit: fleetPageSize}
+	pr, ok := c.rt.(progressRuntime)
+	if !ok {
+		return func() tea.Msg {
+			var res api.CatalogSessionsResult
+			err := c.call(api.MethodCatalogSessions, p, &res)
+			return sessionsLoadedMsg{seq: seq, res: res, err: err}
+		}
 	}
-	return tea.Batch(hosts, sessions, f.threadsPage(""))
+	p.Progress = true
+	return func() tea.Msg {
+		ch := make(chan tea.Msg)
+		send := func(msg tea.Msg) {
+			select {
+			case ch <- msg:
+			case <-c.ctx.Done():
+			}
+		}
+		go func() {
+			defer close(ch)
+			ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
+			defer cancel()
+			var res api.CatalogSessionsResult
+			err := pr.CallEvents(ctx, api.MethodCatalogSessions, p, &res, func(ev api.Event) {
+				if ev.Type == api.EventCatalogHost && ev.Catalog != nil {
+					send(hostSettledMsg{seq: seq, page: *ev.Catalog})
+				}
+			})
+			send(sessionsLoadedMsg{seq: seq, res: res, err: err})
+		}()
+		return nextFirstPage(ch)()
+	}
+}
+
+// nextFirstPage waits for the next message of a firstPages call.
+func nextFirstPage(ch <-chan tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		msg, ok := <-ch
+		if !ok {
+			return nil
+		}
+		if hs, isHost := msg.(hostSettledMsg); isHost {
+			hs.next = nextFirstPage(ch)
+			return hs
+		}
+		return msg
+	}
 }
 
 // threadsPage reads a page of the runtime's threads: the first when cursor is empty.
@@ -237,6 +309,9 @@ func (f *fleetPane) Update(msg tea.Msg) tea.Cmd {
 		f.err = ""
 		for _, h := range msg.res.Hosts {
 			g := f.group(h.ID)
+			if f.firstLoading && g.settled != f.seq {
+				g.loading = true
+			}
 			g.health = h.Health.State
 			if h.Health.State == api.CatalogHealthError && g.errLine == "" {
 				g.errLine = oneLine(h.Health.Code + ": " + h.Health.Message)
@@ -249,6 +324,8 @@ func (f *fleetPane) Update(msg tea.Msg) tea.Cmd {
 		f.fixNativeRefs()
 		f.relayout()
 		return emit(hostsHealthMsg{hosts: msg.res.Hosts})
+	case hostSettledMsg:
+		return tea.Batch(msg.next, f.hostSettled(msg))
 	case sessionsLoadedMsg:
 		return f.sessionsLoaded(msg)
 	case threadsLoadedMsg:
@@ -280,11 +357,13 @@ func (f *fleetPane) sessionsLoaded(msg sessionsLoadedMsg) tea.Cmd {
 		return nil
 	}
 	if msg.host == "" {
+		f.firstLoading = false
 		if msg.err != nil {
 			f.err = errText(msg.err)
 			for _, g := range f.groups {
-				if g.id != threadsGroup {
-					g.loading = false
+				// Hosts an event already brought keep their page; the others say why they have none.
+				if g.id != threadsGroup && g.settled != msg.seq {
+					g.loading, g.errLine = false, f.err
 				}
 			}
 			f.relayout()
@@ -293,12 +372,17 @@ func (f *fleetPane) sessionsLoaded(msg sessionsLoadedMsg) tea.Cmd {
 		f.err = ""
 		for _, hs := range msg.res.Hosts {
 			g := f.group(hs.Host)
-			g.rows, g.next, g.loaded, g.loading = nil, hs.NextCursor, true, false
-			g.errLine = ""
-			if hs.Error != nil {
-				g.errLine = oneLine(string(hs.Error.Code) + ": " + hs.Error.Message)
+			if g.settled == msg.seq {
+				// Its event carried this same page, and the pages loaded since must stay.
+				continue
 			}
-			g.rows, g.pages = appendSessions(nil, hs.Host, hs.Sessions), 1
+			f.firstPage(g, hs)
+			g.settled = msg.seq
+		}
+		for _, g := range f.groups {
+			if g.id != threadsGroup && g.settled != msg.seq {
+				g.loading = false // a host the answer does not know (config changed meanwhile)
+			}
 		}
 		f.relayout()
 		return f.selectIfNone()
@@ -330,6 +414,28 @@ func (f *fleetPane) sessionsLoaded(msg sessionsLoadedMsg) tea.Cmd {
 	}
 	f.relayout()
 	return nil
+}
+
+// hostSettled shows one host's first page ahead of the others.
+func (f *fleetPane) hostSettled(msg hostSettledMsg) tea.Cmd {
+	if msg.seq != f.seq {
+		return nil
+	}
+	g := f.group(msg.page.Host)
+	f.firstPage(g, msg.page)
+	g.settled = msg.seq
+	f.relayout()
+	return f.selectIfNone()
+}
+
+// firstPage replaces a host's rows with its first page.
+func (f *fleetPane) firstPage(g *fleetGroup, hs api.CatalogHostSessions) {
+	g.next, g.loaded, g.loading = hs.NextCursor, true, false
+	g.errLine = ""
+	if hs.Error != nil {
+		g.errLine = oneLine(string(hs.Error.Code) + ": " + hs.Error.Message)
+	}
+	g.rows, g.pages = appendSessions(nil, hs.Host, hs.Sessions), 1
 }
 
 func appendSessions(rows []fleetRow, host string, ss []api.CatalogSession) []fleetRow {

@@ -49,6 +49,8 @@ type Client struct {
 	subs    map[*subscription]struct{}
 	err     *model.Error // why the connection is unusable; nil while it works
 	lastErr string       // a connection-level error the server sent (id null), for the loss message
+	// progress holds the calls that take their own events (CallEvents); guarded by mu.
+	progress map[uint64]*callEvents
 
 	readerDone chan struct{}
 }
@@ -84,7 +86,7 @@ func Dial(ctx context.Context, endpoint, token string) (*Client, error) {
 			"cannot connect to the runtime at %s: %s", endpoint, osReason(err)).WithDetail("endpoint", endpoint)
 	}
 	c := &Client{endpoint: endpoint, nc: nc, pending: make(map[uint64]chan callResult),
-		subs: make(map[*subscription]struct{}), readerDone: make(chan struct{})}
+		progress: make(map[uint64]*callEvents), subs: make(map[*subscription]struct{}), readerDone: make(chan struct{})}
 	go c.readLoop()
 	var res AuthResult
 	if err := c.Call(ctx, MethodAuth, AuthParams{Token: token}, &res); err != nil {
@@ -135,11 +137,55 @@ func (c *Client) Version() string { return c.version }
 // ctx.Err() and the answer, when it comes, is dropped; the runtime is not told. A lost
 // connection fails every pending call with RUNTIME_UNREACHABLE.
 func (c *Client) Call(ctx context.Context, method string, params, out any) error {
+	return c.call(ctx, method, params, out, nil)
+}
+
+// CallEvents is Call, and hands fn, on the caller's goroutine and in order, the events the
+// runtime sends for this call (see Notify), all of them before it returns. They reach no
+// Events subscriber.
+func (c *Client) CallEvents(ctx context.Context, method string, params, out any, fn func(Event)) error {
+	return c.call(ctx, method, params, out, fn)
+}
+
+// callEvents queues a call's events; the reader never waits for the caller.
+type callEvents struct {
+	mu    sync.Mutex
+	queue []Event
+	ready chan struct{} // one slot: something was queued
+}
+
+func (q *callEvents) push(ev Event) {
+	q.mu.Lock()
+	q.queue = append(q.queue, ev)
+	q.mu.Unlock()
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (q *callEvents) deliver(fn func(Event)) {
+	q.mu.Lock()
+	evs := q.queue
+	q.queue = nil
+	q.mu.Unlock()
+	for _, ev := range evs {
+		fn(ev)
+	}
+}
+
+func (c *Client) call(ctx context.Context, method string, params, out any, fn func(Event)) error {
 	line, id, err := c.encodeRequest(method, params)
 	if err != nil {
 		return err
 	}
 	ch := make(chan callResult, 1)
+	var evq *callEvents
+	var ready chan struct{} // nil without fn: never selected
+	if fn != nil {
+		evq = &callEvents{ready: make(chan struct{}, 1)}
+		ready = evq.ready
+	}
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
@@ -147,6 +193,14 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 		return err
 	}
 	c.pending[id] = ch
+	if evq != nil {
+		c.progress[id] = evq
+		defer func() {
+			c.mu.Lock()
+			delete(c.progress, id)
+			c.mu.Unlock()
+		}()
+	}
 	c.mu.Unlock()
 
 	c.wmu.Lock()
@@ -158,22 +212,30 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 		_ = c.nc.Close()
 	}
 
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			return r.err
-		}
-		if out != nil {
-			if err := json.Unmarshal(r.result, out); err != nil {
-				return model.AsError(fmt.Errorf("decode the runtime's answer to %s: %w", method, err))
+	for {
+		select {
+		case <-ready:
+			evq.deliver(fn)
+		case r := <-ch:
+			if evq != nil {
+				// The reader queued the call's events before its answer.
+				evq.deliver(fn)
 			}
+			if r.err != nil {
+				return r.err
+			}
+			if out != nil {
+				if err := json.Unmarshal(r.result, out); err != nil {
+					return model.AsError(fmt.Errorf("decode the runtime's answer to %s: %w", method, err))
+				}
+			}
+			return nil
+		case <-ctx.Done():
+			c.mu.Lock()
+			delete(c.pending, id)
+			c.mu.Unlock()
+			return ctx.Err()
 		}
-		return nil
-	case <-ctx.Done():
-		c.mu.Lock()
-		delete(c.pending, id)
-		c.mu.Unlock()
-		return ctx.Err()
 	}
 }
 
@@ -294,9 +356,22 @@ func (c *Client) dispatch(line []byte) error {
 	if m.ID == nil {
 		if m.Method == NotificationEvent {
 			var ev Event
-			if json.Unmarshal(m.Params, &ev) == nil {
-				c.deliver(ev)
+			if json.Unmarshal(m.Params, &ev) != nil {
+				return nil
 			}
+			if len(ev.Request) > 0 {
+				// One call's own event: to that call, if it still waits, and to no subscriber.
+				if id, err := strconv.ParseUint(string(ev.Request), 10, 64); err == nil {
+					c.mu.Lock()
+					q := c.progress[id]
+					c.mu.Unlock()
+					if q != nil {
+						q.push(ev)
+					}
+				}
+				return nil
+			}
+			c.deliver(ev)
 		}
 		return nil
 	}

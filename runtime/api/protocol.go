@@ -219,6 +219,11 @@ type Event struct {
 	Status     string `json:"status,omitempty"`
 	TurnID     string `json:"turnId,omitempty"`
 	TurnStatus string `json:"turnStatus,omitempty"`
+	// Request is set on the events of one call (see Notify): the JSON-RPC id of that call.
+	// They go only to the connection that made it, subscribed or not, before its answer.
+	Request json.RawMessage `json:"request,omitempty"`
+	// Catalog is one host's page of a catalog.sessions call that asked for progress.
+	Catalog *CatalogHostSessions `json:"catalog,omitempty"`
 }
 
 // Event types.
@@ -226,6 +231,7 @@ const (
 	EventThreadStatus   = "thread.status"
 	EventThreadProgress = "thread.progress" // a message of the running turn completed
 	EventClientLog      = "client.event"    // Thread holds the client's name
+	EventCatalogHost    = "catalog.host"    // a host of a catalog.sessions call settled (Catalog)
 )
 
 // RuntimeInfo describes the running runtime.
@@ -305,6 +311,9 @@ type CatalogSessionsParams struct {
 	Host   string `json:"host,omitempty"`
 	Limit  int    `json:"limit,omitempty"` // per host; 0 = default
 	Cursor string `json:"cursor,omitempty"`
+	// Progress asks for an EventCatalogHost event per host as soon as that host settled, so a
+	// slow or dead host holds no other back; the answer is still the aggregate of them all.
+	Progress bool `json:"progress,omitempty"`
 }
 
 // CatalogSession is the projection of one unarchived native thread.

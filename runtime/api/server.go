@@ -509,7 +509,33 @@ func (c *serverConn) handle(req *wireRequest) (any, error) {
 	if len(params) == 0 {
 		params = nullJSON // so handlers can json.Unmarshal it unconditionally
 	}
-	return c.s.h.Handle(c.ctx, c.caller, req.Method, params)
+	ctx := c.ctx
+	if string(req.ID) != "null" { // a null id names no call an event could be matched to
+		ctx = context.WithValue(ctx, callKey{}, &callScope{c: c, id: req.ID})
+	}
+	return c.s.h.Handle(ctx, c.caller, req.Method, params)
+}
+
+type callKey struct{}
+
+// callScope is the request a handler's context belongs to.
+type callScope struct {
+	c  *serverConn
+	id json.RawMessage
+}
+
+// Notify sends ev, tagged with the request's id (Event.Request), to the connection that made
+// the request ctx belongs to; false when ctx is no request's or the connection is gone. It
+// writes before returning, so what a handler notifies reaches the client before its answer.
+// Nothing else sees it: it is that caller's own progress, not a runtime event.
+func Notify(ctx context.Context, ev Event) bool {
+	sc, ok := ctx.Value(callKey{}).(*callScope)
+	if !ok || sc.c.ctx.Err() != nil {
+		return false
+	}
+	ev.Request = sc.id
+	line := appendEvent(nil, ev)
+	return len(line) > 0 && sc.c.write(line)
 }
 
 // subscribe registers the connection with the handler once. Events are queued and written
@@ -555,8 +581,13 @@ func (c *serverConn) writeEvents(queue <-chan Event) {
 	}
 }
 
+// appendEvent appends ev's notification line; an event that cannot be encoded (a time out
+// of JSON's range in a catalog row) is left out rather than breaking the stream.
 func appendEvent(buf []byte, ev Event) []byte {
-	b, _ := json.Marshal(ev) // only strings: cannot fail
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return buf
+	}
 	buf = append(buf, `{"jsonrpc":"2.0","method":"`+NotificationEvent+`","params":`...)
 	buf = append(buf, b...)
 	return append(buf, "}\n"...)

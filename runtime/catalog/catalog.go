@@ -74,6 +74,9 @@ type Options struct {
 	// later search or page is served from memory; negative turns read-ahead off.
 	ReadAheadPages int
 	Log            io.Writer // raw App Server errors, which never reach callers
+	// KeepWarm keeps a host's index warm for this long after its last use (warm.go): its
+	// pages are read again in the background before they expire. Zero turns it off.
+	KeepWarm time.Duration
 }
 
 // Catalog serves the hosts. Its methods are safe for concurrent use.
@@ -85,6 +88,8 @@ type Catalog struct {
 	bg     sync.WaitGroup // read-aheads
 	bgCtx  context.Context
 	bgStop context.CancelFunc
+	// warming: the keep-warm loop runs (warm.go).
+	warming atomic.Bool
 
 	sup *Supervisor // supervised branches (continue.go); set once before use
 }
@@ -103,6 +108,9 @@ type host struct {
 	health health
 
 	ahead atomic.Bool // a read-ahead runs
+
+	fl     flights      // pages being read (warm.go)
+	usedAt atomic.Int64 // last list of the host, unix ns, for keep-warm
 }
 
 // health is the outcome of the last attempt to reach the host.

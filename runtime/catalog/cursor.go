@@ -73,7 +73,7 @@ func (c *Catalog) decodeCursor(s, kind, hostID, hint string) (cursorBody, error)
 		return bad("it was not given by this runtime or was changed")
 	}
 	var b cursorBody
-	if err := json.Unmarshal(payload, &b); err != nil || b.V != cursorVersion || b.Offset < 0 || b.Offset > NativePageSize {
+	if err := json.Unmarshal(payload, &b); err != nil || b.V != cursorVersion || b.Offset < 0 || b.Offset > maxPageRows {
 		return bad("it is malformed")
 	}
 	if b.Kind != kind {

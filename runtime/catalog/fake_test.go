@@ -26,6 +26,14 @@ type fakeConn struct {
 	archived []string
 	turns    func(p turnsParams) (json.RawMessage, error)
 	home     string
+	// anchored cursors are the creation time of the last row returned, as the App Server's
+	// are (time and id), so that threads added or removed above a cursor do not move what it
+	// reads; else they are positions. threads must then be ordered by createdAt, newest first.
+	anchored bool
+	// gate, when set, is called inside every thread/list of threads with the call's cursor
+	// once the page is read and before it is answered, so a test can hold a read (of what
+	// was there before a change) where it wants.
+	gate func(cursor string)
 }
 
 type fakeCall struct {
@@ -61,18 +69,34 @@ func (f *fakeConn) Call(ctx context.Context, method string, params, out any) err
 			res = f.children(c)
 			break
 		}
+		cursor, _ := p["cursor"].(string)
 		start := 0
-		if c, _ := p["cursor"].(string); c != "" {
-			start, _ = strconv.Atoi(c)
+		f.mu.Lock()
+		if cursor != "" && f.anchored {
+			after, _ := strconv.Atoi(cursor)
+			start = len(f.threads)
+			for i, t := range f.threads {
+				if t["createdAt"].(int) < after {
+					start = i
+					break
+				}
+			}
+		} else if cursor != "" {
+			start, _ = strconv.Atoi(cursor)
 		}
 		limit := int(p["limit"].(float64))
-		f.mu.Lock()
 		end := min(start+limit, len(f.threads))
 		page := listResultJ{Data: append([]map[string]any{}, f.threads[min(start, end):end]...)}
-		f.mu.Unlock()
 		if end < len(f.threads) {
 			next := strconv.Itoa(end)
+			if f.anchored {
+				next = strconv.Itoa(f.threads[end-1]["createdAt"].(int))
+			}
 			page.NextCursor = &next
+		}
+		f.mu.Unlock()
+		if f.gate != nil {
+			f.gate(cursor)
 		}
 		res = page
 	case "thread/read":

@@ -58,6 +58,7 @@ type listResult struct {
 type row struct {
 	s         api.CatalogSession
 	titleFold string
+	at        time.Time // when it was read: changes seen after it win (overlay)
 }
 
 // segment is one native page: the rows the App Server returned after a cursor.
@@ -86,12 +87,63 @@ type index struct {
 	gen  int
 	segs map[string]*segment
 	rows int
+	// epoch counts the times the index started over: a page read before that is not put.
+	epoch int
+	// head is the newest page last put, kept once it expired, to splice its next read onto.
+	head *segment
 }
 
 func (x *index) init() { x.segs = map[string]*segment{} }
 
 func (x *index) reset() {
-	x.segs, x.rows = map[string]*segment{}, 0
+	x.segs, x.head, x.rows = map[string]*segment{}, nil, 0
+	x.epoch++
+}
+
+// maxPageRows bounds a page grown by splice (and so a cursor's offset).
+const maxPageRows = 2 * NativePageSize
+
+// splice joins a page read again (s) onto the resident pages after it, when it now ends
+// elsewhere than the copy it replaces (old), so that those pages go on serving instead of
+// all being read again. The native order (created, newest first) never moves a thread, so:
+//   - old's last row is in s (a thread of the page left): cut s after it; what follows is
+//     what old's cursor reads, and the rows cut off are the start of the next page;
+//   - s's last row is in old (new threads above pushed rows out of s): old's rows after it
+//     follow s, then old's cursor; they are old rows still within ttl, else nothing is joined.
+//
+// Otherwise, and for a page that ends where it did, s stays as read.
+func splice(s, old *segment, now time.Time, ttl time.Duration) *segment {
+	if old == nil || len(old.rows) == 0 || len(s.rows) == 0 || (s.next == old.next && s.end == old.end) {
+		return s
+	}
+	last := old.rows[len(old.rows)-1].s.ID
+	for i, r := range s.rows {
+		if r.s.ID == last {
+			cut := *s
+			cut.rows, cut.next, cut.end = s.rows[:i+1:i+1], old.next, old.end
+			return &cut
+		}
+	}
+	last = s.rows[len(s.rows)-1].s.ID
+	for j, r := range old.rows {
+		if r.s.ID != last {
+			continue
+		}
+		rest := old.rows[j+1:]
+		if len(rest) == 0 || len(s.rows)+len(rest) > maxPageRows {
+			return s
+		}
+		for _, r := range rest {
+			if now.Sub(r.at) >= ttl {
+				return s
+			}
+		}
+		joined := *s
+		joined.rows = append(append(make([]row, 0, len(s.rows)+len(rest)), s.rows...), rest...)
+		joined.next, joined.end = old.next, old.end
+		return &joined
+	}
+	return s
 }
 
 func (x *index) drop(key string) {
@@ -147,8 +199,17 @@ func (h *host) prepare(now time.Time, headTTL, ttl time.Duration) {
 	}
 }
 
-func (h *host) put(key string, s *segment) {
+// put stores a page read at key and returns it as stored (see splice).
+func (h *host) put(key string, s *segment, now time.Time, ttl time.Duration) *segment {
+	old := h.idx.segs[key]
+	if old == nil && key == "" {
+		old = h.idx.head
+	}
+	s = splice(s, old, now, ttl)
 	h.idx.drop(key)
+	if key == "" {
+		h.idx.head = s
+	}
 	h.omu.Lock()
 	if h.idx.rows+len(s.rows) > maxIndexRows {
 		h.idx.reset()
@@ -160,13 +221,14 @@ func (h *host) put(key string, s *segment) {
 		h.live.known[r.s.ID] = true
 	}
 	h.omu.Unlock()
+	return s
 }
 
-// view applies the overlay to a row read at fetched; ok is false for an archived thread.
-// The caller holds omu.
-func (h *host) view(r row, fetched time.Time) (row, bool) {
+// view applies the overlay to a row; ok is false for an archived thread. The caller holds
+// omu.
+func (h *host) view(r row) (row, bool) {
 	o, has := h.live.overlay[r.s.ID]
-	if !has || o.at.Before(fetched) {
+	if !has || o.at.Before(r.at) {
 		return r, true
 	}
 	if o.archived {
@@ -220,8 +282,11 @@ func (c *Catalog) List(ctx context.Context, p api.CatalogSessionsParams, settled
 		}
 	}
 	out := api.CatalogSessionsResult{Hosts: make([]api.CatalogHostSessions, len(hosts))}
+	now := c.opts.Now()
+	c.keepWarm()
 	var wg sync.WaitGroup
 	for i, h := range hosts {
+		h.used(now)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -261,35 +326,49 @@ func (c *Catalog) listHost(outer context.Context, h *host, limit int, search str
 	needle := fold(search)
 	budget := c.opts.SearchPages
 	var conn Conn
+	var failed *model.Error
+	// read asks the App Server for one page; a failure is the host's, recorded once.
+	read := func(pos string, size int) (*segment, error) {
+		if conn == nil {
+			var err error
+			if conn, err = c.conn(outer, ctx, h); err != nil {
+				failed = model.AsError(err)
+				return nil, failed
+			}
+		}
+		s, err := fetchSegment(ctx, conn, pos, size, c.opts.Now)
+		if err != nil {
+			failed = c.hostFailed(outer, h, err)
+			return nil, failed
+		}
+		return s, nil
+	}
 	fetched, more := 0, true
 	for more && len(res.Sessions) < limit {
 		seg := h.idx.segs[pos]
 		if seg == nil {
+			// A page the read-ahead is reading counts as read here: the call waits for it.
 			if fetched >= budget {
 				break // the position stays here; the cursor continues the scan
-			}
-			if conn == nil {
-				var err error
-				if conn, err = c.conn(outer, ctx, h); err != nil {
-					return api.CatalogHostSessions{Host: h.spec.ID, Sessions: []api.CatalogSession{}, Error: model.AsError(err)}
-				}
 			}
 			size := NativePageSize
 			if search == "" {
 				size = min(NativePageSize, off+limit-len(res.Sessions))
 			}
-			s, err := fetchSegment(ctx, conn, pos, size, c.opts.Now)
+			s, err := h.shared(ctx, pos, h.idx.epoch, func() (*segment, error) { return read(pos, size) })
 			if err != nil {
-				return api.CatalogHostSessions{Host: h.spec.ID, Sessions: []api.CatalogSession{}, Error: c.hostFailed(outer, h, err)}
+				if failed == nil {
+					failed = c.hostFailed(outer, h, err)
+				}
+				return api.CatalogHostSessions{Host: h.spec.ID, Sessions: []api.CatalogSession{}, Error: failed}
 			}
 			fetched++
-			h.put(pos, s)
-			seg = s
+			seg = h.put(pos, s, c.opts.Now(), c.opts.PageTTL)
 		}
 		i := off
 		h.omu.Lock()
 		for ; i < len(seg.rows) && len(res.Sessions) < limit; i++ {
-			r, ok := h.view(seg.rows[i], seg.fetched)
+			r, ok := h.view(seg.rows[i])
 			if !ok || (needle != "" && !strings.Contains(r.titleFold, needle)) {
 				continue
 			}
@@ -311,16 +390,17 @@ func (c *Catalog) listHost(outer context.Context, h *host, limit int, search str
 	}
 	if more {
 		res.NextCursor = c.encodeCursor(cursorBody{Kind: kindSessions, Host: h.spec.ID, Native: pos, Offset: off, Search: searchKey(search)})
-		c.readAhead(h)
+		c.readAhead(h, 0)
 	}
 	return res
 }
 
 // readAhead fills the index of a host in the background, following the native pages from
-// the newest, so that the next search or page is served from memory. It reads at most
-// ReadAheadPages pages, never while the host backs off, and stops at the first error (the
-// next list reports it). The index lock is not held while it reads, so lists go on.
-func (c *Catalog) readAhead(h *host) {
+// the newest, so that the next search or page is served from memory; pages that would
+// expire within renew are read again (keep-warm). It reads at most ReadAheadPages pages,
+// never while the host backs off, and stops at the first error (the next list reports it).
+// The index lock is not held while it reads, so lists go on, and they share its reads.
+func (c *Catalog) readAhead(h *host, renew time.Duration) {
 	if c.opts.ReadAheadPages < 0 || c.bgCtx.Err() != nil || !h.ahead.CompareAndSwap(false, true) {
 		return
 	}
@@ -328,38 +408,43 @@ func (c *Catalog) readAhead(h *host) {
 	go func() {
 		defer c.bg.Done()
 		defer h.ahead.Store(false)
-		pos, fetched := "", 0
+		pos, fetched, pass := "", 0, c.opts.Now()
 		// Cached pages are followed too; the step bound ends a loop among them.
 		for steps := 0; fetched < c.opts.ReadAheadPages && steps < 4*c.opts.ReadAheadPages; steps++ {
 			h.mu.Lock()
-			h.prepare(c.opts.Now(), c.opts.IndexTTL, c.opts.PageTTL)
-			seg, gen := h.idx.segs[pos], h.idx.gen
+			now := c.opts.Now()
+			h.prepare(now, c.opts.IndexTTL, c.opts.PageTTL)
+			seg, gen, epoch := h.idx.segs[pos], h.idx.gen, h.idx.epoch
 			h.mu.Unlock()
-			if seg != nil {
+			if seg != nil && !c.due(pos, seg, pass, now, renew) {
 				if seg.end {
 					return
 				}
 				pos = seg.next
 				continue
 			}
-			if c.bgCtx.Err() != nil || h.backingOff(c.opts.Now()) != nil {
+			if c.bgCtx.Err() != nil || h.backingOff(now) != nil {
 				return
 			}
 			ctx, cancel := context.WithTimeout(c.bgCtx, c.opts.HostTimeout)
-			conn, err := h.spec.Source.Conn(ctx)
-			var s *segment
-			if err == nil {
-				s, err = fetchSegment(ctx, conn, pos, NativePageSize, c.opts.Now)
-			}
+			s, err := h.shared(ctx, pos, epoch, func() (*segment, error) {
+				conn, err := h.spec.Source.Conn(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return fetchSegment(ctx, conn, pos, NativePageSize, c.opts.Now)
+			})
 			cancel()
 			if err != nil {
 				return
 			}
 			fetched++
 			h.mu.Lock()
-			// A host that failed meanwhile starts over without what was read before.
-			if h.idx.segs[pos] == nil && gen == h.idx.gen && gen == h.failGeneration() {
-				h.put(pos, s)
+			// A host that failed or started over meanwhile keeps nothing read before, and a
+			// page a list read again meanwhile is newer than this one.
+			cur := h.idx.segs[pos]
+			if (cur == nil || cur == seg) && epoch == h.idx.epoch && gen == h.idx.gen && gen == h.failGeneration() {
+				h.put(pos, s, c.opts.Now(), c.opts.PageTTL)
 			}
 			h.mu.Unlock()
 		}
@@ -377,6 +462,7 @@ func fetchSegment(ctx context.Context, conn Conn, cursor string, size int, now f
 	s := &segment{rows: make([]row, 0, len(res.Data)), fetched: started}
 	for _, t := range res.Data {
 		if r, ok := project(t); ok {
+			r.at = started
 			s.rows = append(s.rows, r)
 		}
 	}
