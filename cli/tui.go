@@ -91,9 +91,10 @@ func runTUI(cmd *cobra.Command, f tuiFlags) error {
 	app := ui.New(ui.Options{
 		Context: ctx, Runtime: sess, Lineage: sess.lineage, Keys: km, Styles: themes.New(r, pal), Profile: r.ColorProfile(),
 		Endpoint: sess.endpoint(), Client: sess.clientName(), Cwd: cwd,
-		Timeout: 15 * time.Second, Grace: 400 * time.Millisecond, Debounce: 120 * time.Millisecond,
+		Timeout: 15 * time.Second, Grace: 400 * time.Millisecond, Debounce: 120 * time.Millisecond, Reconcile: ui.ReconcileEvery,
 	})
-	p := tea.NewProgram(app, tea.WithAltScreen(), tea.WithContext(ctx))
+	// Focus reports let the fleet read its pages again when the terminal comes back to front.
+	p := tea.NewProgram(app, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithReportFocus())
 	relayDone := make(chan struct{})
 	go func() {
 		defer close(relayDone)

@@ -55,11 +55,14 @@ type Options struct {
 	Client   string          // the operator client the app connects as; its notifications show
 	Cwd      string          // the working directory delegations default to
 	Now      func() time.Time
-	Timeout  time.Duration  // bound of every runtime call
-	Grace    time.Duration  // how long a dialog opened by an async result ignores keys
-	Debounce time.Duration  // how long the fleet cursor rests before the selection loads
-	Plain    bool           // no markdown rendering of assistant text
-	Location *time.Location // times are shown in it; default the local zone
+	Timeout  time.Duration // bound of every runtime call
+	Grace    time.Duration // how long a dialog opened by an async result ignores keys
+	Debounce time.Duration // how long the fleet cursor rests before the selection loads
+	// Reconcile is how often the fleet's visible pages are read again, so that sessions made
+	// in other Codex clients appear (at most every ReconcileEvery); zero turns the timer off.
+	Reconcile time.Duration
+	Plain     bool           // no markdown rendering of assistant text
+	Location  *time.Location // times are shown in it; default the local zone
 }
 
 // common is what every pane shares, by pointer. Commands capture values they need when they
@@ -75,10 +78,12 @@ type common struct {
 	timeout  time.Duration
 	grace    time.Duration
 	debounce time.Duration
-	client   string
-	cwd      string
-	plain    bool
-	loc      *time.Location
+	// reconcile arms the fleet's reconcile timer (Options.Reconcile).
+	reconcile time.Duration
+	client    string
+	cwd       string
+	plain     bool
+	loc       *time.Location
 
 	defaultHost string // the catalog's default host, once known; read and written in Update only
 }

@@ -121,6 +121,35 @@ type fleetPane struct {
 	// firstLoading: the first pages of reload seq are on their way, so a host catalog.hosts
 	// names meanwhile is loading, not empty.
 	firstLoading bool
+	loadedAt     time.Time // when the last reload started
+}
+
+// Reconciling: the catalog has no events for sessions other Codex clients make or change,
+// so the visible pages are read again on focus and by a timer, never more often than
+// ReconcileEvery; a reload the user asked for counts as one.
+const (
+	ReconcileEvery = 30 * time.Second
+	// reconcileOnFocus is the least age of the pages for a focus to read them again.
+	reconcileOnFocus = 2 * time.Second
+)
+
+type reconcileMsg struct{}
+
+// reconcileTimer arms the next timer tick, when the timer is on.
+func (f *fleetPane) reconcileTimer() tea.Cmd {
+	if f.c.reconcile <= 0 {
+		return nil
+	}
+	return tea.Tick(f.c.reconcile, func(time.Time) tea.Msg { return reconcileMsg{} })
+}
+
+// reconcile reads the pages again when they are at least age old and the user is not
+// typing a search; a reload already on its way is not doubled.
+func (f *fleetPane) reconcile(age time.Duration) tea.Cmd {
+	if f.searching || f.firstLoading || f.c.now().Sub(f.loadedAt) < age {
+		return nil
+	}
+	return f.reload()
 }
 
 func newFleetPane(c *common) *fleetPane {
@@ -135,7 +164,7 @@ func newFleetPane(c *common) *fleetPane {
 	return &fleetPane{c: c, search: ti, groups: []*fleetGroup{{id: threadsGroup}}}
 }
 
-func (f *fleetPane) Init() tea.Cmd { return f.reload() }
+func (f *fleetPane) Init() tea.Cmd { return tea.Batch(f.reload(), f.reconcileTimer()) }
 
 func (f *fleetPane) Title() string {
 	n := 0
@@ -180,6 +209,7 @@ func (f *fleetPane) Selected() (threadRef, bool) {
 
 // reload reads every group's first page again.
 func (f *fleetPane) reload() tea.Cmd {
+	f.loadedAt = f.c.now()
 	f.seq++
 	seq, q, c := f.seq, f.query, f.c
 	for _, g := range f.groups {
@@ -339,6 +369,10 @@ func (f *fleetPane) Update(msg tea.Msg) tea.Cmd {
 		}
 	case eventMsg:
 		return f.onEvent(msg.ev)
+	case reconcileMsg:
+		return tea.Batch(f.reconcile(ReconcileEvery), f.reconcileTimer())
+	case tea.FocusMsg:
+		return f.reconcile(reconcileOnFocus)
 	case threadChangedMsg:
 		if msg.archived {
 			f.remove(msg.id)

@@ -151,3 +151,49 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// Scenario: S003-L — the fleet reconciles its visible pages at most every 30 s (a timer
+// tick earlier than that, or right after a reload the user asked for, reads nothing), and on
+// focus; sessions another Codex client made then appear.
+func TestFleetReconcilesAtMostEvery30sAndOnFocus(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	a := newTestApp(t, rt, 130, 34)
+	lists := func() int { return len(callsTo[api.CatalogSessionsParams](rt, api.MethodCatalogSessions)) }
+	start := lists()
+
+	a.clk.advance(ReconcileEvery - time.Second)
+	a.send(reconcileMsg{})
+	if lists() != start {
+		t.Fatal("a tick before 30 s read the catalog again")
+	}
+	a.clk.advance(time.Second)
+	a.send(reconcileMsg{})
+	if lists() != start+1 {
+		t.Fatalf("a tick at 30 s made %d reads, want 1", lists()-start)
+	}
+	// A reload the user asks for counts: the next tick 30 s after the last tick but 10 s
+	// after that reload reads nothing.
+	a.clk.advance(20 * time.Second)
+	a.press(a.km.Global.Refresh)
+	reloaded := lists()
+	a.clk.advance(10 * time.Second)
+	a.send(reconcileMsg{})
+	if lists() != reloaded {
+		t.Fatal("a tick 10 s after a refresh read the catalog again")
+	}
+	// Focus reads the pages again once they are a little old; a session made elsewhere shows.
+	rt.on(api.MethodCatalogSessions, func(json.RawMessage) (any, error) {
+		return api.CatalogSessionsResult{Hosts: []api.CatalogHostSessions{{Host: "gateway:local", Sessions: []api.CatalogSession{
+			{ID: idC, Title: "made in another client", Status: model.ThreadNotLoaded, UpdatedAt: epoch}}}}}, nil
+	})
+	a.send(tea.FocusMsg{})
+	if lists() != reloaded+1 {
+		t.Fatal("focus did not read the catalog again")
+	}
+	mustContain(t, a.fleet.View(), "made in another client")
+	a.send(tea.FocusMsg{})
+	if lists() != reloaded+1 {
+		t.Fatal("a second focus at once read the catalog again")
+	}
+}
