@@ -11,7 +11,7 @@ import (
 )
 
 func newArchiveCmd() *cobra.Command {
-	var o operatorCommand
+	o := operatorCommand{timeoutMs: 30000}
 	var p api.CatalogArchiveParams
 	cmd := &cobra.Command{
 		Use:   "archive T --confirm-no-other-runner [--host ID] [--json]",

@@ -10,7 +10,7 @@ import (
 )
 
 func newContinueCmd() *cobra.Command {
-	var o operatorCommand
+	o := operatorCommand{timeoutMs: 30000}
 	var p api.CatalogContinueParams
 	cmd := &cobra.Command{
 		Use:   "continue T [--host ID] [--json]",

@@ -20,7 +20,7 @@ import (
 )
 
 func newHostsCmd() *cobra.Command {
-	var o operatorCommand
+	o := operatorCommand{timeoutMs: 30000}
 	cmd := &cobra.Command{
 		Use:   "hosts [--json]",
 		Short: "List the catalog's hosts, their capabilities and health",
@@ -70,6 +70,9 @@ type operatorCommand struct {
 	clientToken string
 	endpoint    string
 	asJSON      bool
+	// timeoutMs bounds the whole command (--timeout); its value before register is the
+	// command's default. Zero waits as long as the call takes.
+	timeoutMs int
 }
 
 func (o *operatorCommand) register(cmd *cobra.Command) {
@@ -77,6 +80,9 @@ func (o *operatorCommand) register(cmd *cobra.Command) {
 	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
 	f.StringVar(&o.clientToken, "client-token", "", "client token of a runtime's external listener (or "+envClientToken+"; default: the home's local operator client)")
 	f.StringVar(&o.endpoint, "endpoint", "", "runtime endpoint for --client-token (or "+envEndpoint+"; default: the home's socket)")
+	if o.timeoutMs > 0 {
+		f.IntVar(&o.timeoutMs, "timeout", o.timeoutMs, "give up after this many milliseconds")
+	}
 }
 
 // print writes res as JSON with --json, else in the human form.
@@ -98,6 +104,14 @@ func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if o.timeoutMs < 0 {
+		return model.Errorf(model.CodeInvalidArgument, "give --timeout in milliseconds, more than 0", "invalid --timeout %d", o.timeoutMs)
+	}
+	if o.timeoutMs > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(o.timeoutMs)*time.Millisecond)
+		defer cancel()
+	}
 	home, err := homeDir()
 	if err != nil {
 		return err
@@ -105,11 +119,16 @@ func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result
 	logw, closeLog := runtimeLog(home, "runtime-embedded.log")
 	defer closeLog()
 	s, err := openOperator(ctx, home, *o, logw)
-	if err != nil {
-		return err
+	if err == nil {
+		defer s.Close()
+		err = s.Call(ctx, method, params, result)
 	}
-	defer s.Close()
-	return s.Call(ctx, method, params, result)
+	if errors.Is(err, context.DeadlineExceeded) || (err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)) {
+		// The runtime may still finish what it was asked: say so rather than guess.
+		return model.Errorf(model.CodeRuntimeUnreachable, "raise --timeout; a write (continue, archive) may still complete: check with `codexhost sessions` or `codexhost thread list`",
+			"no answer within %d ms", o.timeoutMs).WithDetail("timeoutMs", o.timeoutMs)
+	}
+	return err
 }
 
 // localOperatorToken returns the home's operator token, creating it (and registering its

@@ -38,7 +38,7 @@ type lineageResult struct {
 type callFunc func(ctx context.Context, method string, params, out any) error
 
 func newLineageCmd() *cobra.Command {
-	var o operatorCommand
+	o := operatorCommand{timeoutMs: 30000}
 	cmd := &cobra.Command{
 		Use:   "lineage T [--json]",
 		Short: "Show the delegation tree around a thread, from its root to the leaves",

@@ -12,7 +12,7 @@ import (
 )
 
 func newSessionsCmd() *cobra.Command {
-	var o operatorCommand
+	o := operatorCommand{timeoutMs: 75000}
 	var p api.CatalogSessionsParams
 	cmd := &cobra.Command{
 		Use:   "sessions [--search TEXT] [--host ID] [--limit N] [--cursor C] [--json]",

@@ -186,3 +186,17 @@ func stored(t *testing.T, codexHome, text string) string {
 	id, _ := codexfixture.StoredThread(t, codexHome, "", text)
 	return id
 }
+
+// Operator commands are bounded: --timeout (75 s for sessions, 30 s for continue and
+// archive by default) ends the command with a clear error; a bad value is refused.
+func TestOperatorCommandsTimeOut(t *testing.T) {
+	operatorHome(t, "/nonexistent/secret-bin/codex", t.TempDir())
+	_, errOut, code := run(t, "sessions", "--timeout", "1")
+	if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable || !strings.Contains(errOut, "no answer within 1 ms") {
+		t.Fatalf("sessions --timeout 1 (%d): %s", code, errOut)
+	}
+	_, errOut, code = run(t, "archive", "019a0000-0000-7000-8000-000000000001", "--confirm-no-other-runner", "--timeout", "-5")
+	if code != 1 || errorCode(t, errOut) != model.CodeInvalidArgument {
+		t.Fatalf("archive --timeout -5 (%d): %s", code, errOut)
+	}
+}

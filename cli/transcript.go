@@ -11,7 +11,7 @@ import (
 )
 
 func newTranscriptCmd() *cobra.Command {
-	var o operatorCommand
+	o := operatorCommand{timeoutMs: 30000}
 	var p api.CatalogTranscriptParams
 	cmd := &cobra.Command{
 		Use:   "transcript T [--host ID] [--cursor C] [--json]",
