@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -463,5 +464,30 @@ func TestNodeRowOffersNoArchive(t *testing.T) {
 	mustContain(t, a.view(), "archive it on the node itself")
 	if len(callsTo[api.ThreadReadParams](rt, api.MethodThreadRead)) != reads || len(callsTo[api.CatalogArchiveParams](rt, api.MethodCatalogArchive)) != 0 {
 		t.Fatal("archive of a node row reached the runtime")
+	}
+}
+
+// A paired node's session has no lineage here: the lineage pane says where it is kept and
+// asks the runtime nothing (no THREAD_NOT_FOUND error for a thread that is not ours).
+func TestLineageOfANodeSessionSaysWhereItIsKept(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	rt.on(api.MethodCatalogSessions, func(json.RawMessage) (any, error) {
+		return api.CatalogSessionsResult{Hosts: []api.CatalogHostSessions{{Host: "node:lab", Sessions: []api.CatalogSession{
+			{ID: idA, Title: "a node session", Status: model.ThreadIdle, UpdatedAt: epoch}}}}}, nil
+	})
+	lineageCalls := 0
+	a := newTestApp(t, rt, 130, 34, func(o *Options) {
+		o.Lineage = func(context.Context, string) (Lineage, error) {
+			lineageCalls++
+			return Lineage{}, errors.New("no thread")
+		}
+	})
+	a.clk.advance(time.Second)
+	a.send(selectSettledMsg{seq: a.fleet.selSeq})
+	mustContain(t, a.lineage.View(), "paired node node:lab")
+	mustNotContain(t, a.lineage.View(), "no thread")
+	if lineageCalls != 0 {
+		t.Fatalf("lineage of a node session was looked up %d times", lineageCalls)
 	}
 }

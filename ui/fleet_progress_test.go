@@ -115,8 +115,9 @@ func TestFleetShowsEachHostsRowsAsSoonAsItSettles(t *testing.T) {
 	p := &pump{t: t, ta: ta, msgs: make(chan tea.Msg, 64)}
 	p.exec(ta.Init())
 
+	// catalog.hosts answers on its own; wait for it too, so the slow host has its line.
 	p.until("the fast host's rows", func() bool {
-		return containsAll(ta.fleet.View(), "fast host first", "fast host second")
+		return containsAll(ta.fleet.View(), "fast host first", "fast host second", "node:lab")
 	})
 	v := ta.fleet.View()
 	// The slow host is still inside its list: the fake has not been released.

@@ -130,6 +130,11 @@ func (l *lineagePane) nodeRef(n *LineageNode) threadRef {
 // Show centres the tree on ref; a thread already in the tree only moves the marker.
 func (l *lineagePane) Show(ref threadRef) tea.Cmd {
 	l.ref, l.has = ref, true
+	if ref.node() {
+		// Delegations of a paired node's session are recorded by the runtime that runs it.
+		l.nodes, l.vis, l.lin, l.err = map[string]*LineageNode{}, nil, Lineage{}, ""
+		return nil
+	}
 	if _, ok := l.nodes[ref.ID]; ok {
 		l.lin.Focus = ref.ID
 		l.moveToID(ref.ID)
@@ -315,6 +320,8 @@ func (l *lineagePane) View() string {
 	switch {
 	case !l.has:
 		return fit(st.Muted.Render("Select a thread to see who delegated it and to whom."), l.w, l.h)
+	case l.ref.node():
+		return fit(strings.Join(wrapStyled(st.Muted, "A session of paired node "+l.ref.Host+": its delegations are recorded by the runtime on that node.", l.w), "\n"), l.w, l.h)
 	case l.err != "" && len(l.vis) == 0:
 		return fit(strings.Join(wrap(st.G.Danger+l.err, l.w), "\n"), l.w, l.h)
 	case len(l.vis) == 0:
