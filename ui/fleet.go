@@ -122,6 +122,9 @@ type fleetPane struct {
 	// names meanwhile is loading, not empty.
 	firstLoading bool
 	loadedAt     time.Time // when the last reload started
+	// hosts as catalog.hosts last answered, their health updated by every first page since,
+	// so the status bar agrees with the host lines.
+	hosts []api.CatalogHost
 }
 
 // Reconciling: the catalog has no events for sessions other Codex clients make or change,
@@ -351,9 +354,15 @@ func (f *fleetPane) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		f.hostsOK = true
+		f.hosts = slices.Clone(msg.res.Hosts)
+		for _, g := range f.groups {
+			if g.settled == f.seq && g.loaded {
+				f.pageHealth(g.id, g.errLine)
+			}
+		}
 		f.fixNativeRefs()
 		f.relayout()
-		return emit(hostsHealthMsg{hosts: msg.res.Hosts})
+		return emit(hostsHealthMsg{hosts: slices.Clone(f.hosts)})
 	case hostSettledMsg:
 		return tea.Batch(msg.next, f.hostSettled(msg))
 	case sessionsLoadedMsg:
@@ -404,6 +413,7 @@ func (f *fleetPane) sessionsLoaded(msg sessionsLoadedMsg) tea.Cmd {
 			return nil
 		}
 		f.err = ""
+		changed := false
 		for _, hs := range msg.res.Hosts {
 			g := f.group(hs.Host)
 			if g.settled == msg.seq {
@@ -412,6 +422,7 @@ func (f *fleetPane) sessionsLoaded(msg sessionsLoadedMsg) tea.Cmd {
 			}
 			f.firstPage(g, hs)
 			g.settled = msg.seq
+			changed = f.pageHealth(g.id, g.errLine) || changed
 		}
 		for _, g := range f.groups {
 			if g.id != threadsGroup && g.settled != msg.seq {
@@ -419,7 +430,7 @@ func (f *fleetPane) sessionsLoaded(msg sessionsLoadedMsg) tea.Cmd {
 			}
 		}
 		f.relayout()
-		return f.selectIfNone()
+		return tea.Batch(f.selectIfNone(), f.healthChanged(changed))
 	}
 	g := f.group(msg.host)
 	if msg.pageSeq != g.pageSeq {
@@ -459,7 +470,36 @@ func (f *fleetPane) hostSettled(msg hostSettledMsg) tea.Cmd {
 	f.firstPage(g, msg.page)
 	g.settled = msg.seq
 	f.relayout()
-	return f.selectIfNone()
+	return tea.Batch(f.selectIfNone(), f.healthChanged(f.pageHealth(g.id, g.errLine)))
+}
+
+// pageHealth records what a host's first page says of its health: a page with an error is
+// an error, a page without one is ok. It reports whether the known health changed.
+func (f *fleetPane) pageHealth(id, errLine string) bool {
+	for i := range f.hosts {
+		h := &f.hosts[i]
+		if h.ID != id {
+			continue
+		}
+		state, code, message := api.CatalogHealthOK, "", ""
+		if errLine != "" {
+			state = api.CatalogHealthError
+			code, message, _ = strings.Cut(errLine, ": ")
+		}
+		if h.Health.State == state && h.Health.Code == code {
+			return false
+		}
+		h.Health.State, h.Health.Code, h.Health.Message = state, code, message
+		return true
+	}
+	return false
+}
+
+func (f *fleetPane) healthChanged(changed bool) tea.Cmd {
+	if !changed {
+		return nil
+	}
+	return emit(hostsHealthMsg{hosts: slices.Clone(f.hosts)})
 }
 
 // firstPage replaces a host's rows with its first page.

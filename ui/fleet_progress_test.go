@@ -198,3 +198,26 @@ func TestFleetReconcilesAtMostEvery30sAndOnFocus(t *testing.T) {
 		t.Fatal("a second focus at once read the catalog again")
 	}
 }
+
+// The status bar agrees with the host lines: a host catalog.hosts had not tried yet ("?")
+// shows the outcome of its first page, an error or ok.
+func TestStatusBarHealthFollowsTheFirstPages(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	rt.on(api.MethodCatalogHosts, func(json.RawMessage) (any, error) {
+		return api.CatalogHostsResult{Hosts: []api.CatalogHost{
+			{ID: "gateway:local", Kind: api.CatalogHostLocal, Default: true, Health: api.CatalogHealth{State: api.CatalogHealthUnknown}},
+			{ID: "node:lab", Kind: api.CatalogHostNode, Health: api.CatalogHealth{State: api.CatalogHealthUnknown}},
+		}}, nil
+	})
+	rt.on(api.MethodCatalogSessions, func(json.RawMessage) (any, error) {
+		return api.CatalogSessionsResult{Hosts: []api.CatalogHostSessions{
+			{Host: "gateway:local", Sessions: []api.CatalogSession{}, Error: &model.Error{Code: model.CodeAppServerUnavailable, Message: "codex not found"}},
+			{Host: "node:lab", Sessions: []api.CatalogSession{{ID: idA, Title: "node row", Status: model.ThreadIdle, UpdatedAt: epoch}}},
+		}}, nil
+	})
+	a := newTestApp(t, rt, 130, 34)
+	lines := strings.Split(a.view(), "\n")
+	bar := lines[len(lines)-2]
+	mustContain(t, bar, "gateway:local ✗", "node:lab ✓")
+}
