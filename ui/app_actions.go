@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -222,6 +223,20 @@ func (a *App) continueKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	host := ref.Host
 	if host == "" {
 		host = "the default host"
+	}
+	if ref.node() {
+		if caps, known := a.fleet.hostCapabilities(ref.Host); known && !slices.Contains(caps, api.CatalogCapContinue) {
+			return status(levelError, fmt.Sprintf("continue: %s offers no continue now (the node must offer %s and this runtime allow it in gateway.nodes.commands.allow); its sessions stay readable",
+				ref.Host, api.NodeCmdSessionResume)), true
+		}
+		lines := []string{
+			fmt.Sprintf("Continue %s on %s (%s) as a supervised codexhost thread?", ref.name(), host, statusWords(ref.Status, ref.Waiting)),
+			"The supervised thread is bound to this exact thread on the node: nothing is forked or resumed now.",
+			"Each message you send it runs one turn there (codex exec resume, under the node's own Codex configuration) and brings back the final text.",
+			"Already has one: that supervised thread opens. Continuing a node's thread needs operator.admin.",
+		}
+		a.confirm.Show("Continue a node's session?", lines, "continue", continueAction{ref: ref}, false, false)
+		return nil, true
 	}
 	lines := []string{
 		fmt.Sprintf("Continue %s on %s (%s) as a supervised codexhost thread?", ref.name(), host, statusWords(ref.Status, ref.Waiting)),

@@ -151,3 +151,38 @@ func TestContinueErrorsAndRefusals(t *testing.T) {
 		t.Fatalf("%d continue calls", n)
 	}
 }
+
+// Scenario: S003-20 — a node row whose host offers no continue says so at once and asks the
+// runtime nothing; a node that offers it explains the binding to the exact node thread.
+func TestContinueOnANodeRowFollowsItsHostsCapabilities(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		caps     []string
+		dialog   bool
+		mustShow string
+	}{
+		{"no continue", []string{api.CatalogCapList, api.CatalogCapTranscript}, false, "offers no continue now"},
+		{"continue", []string{api.CatalogCapList, api.CatalogCapTranscript, api.CatalogCapContinue}, true, "bound to this exact thread on the node"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := newFake()
+			fleetFixture(rt)
+			rt.on(api.MethodCatalogHosts, func(json.RawMessage) (any, error) {
+				return api.CatalogHostsResult{Hosts: []api.CatalogHost{{ID: "node:lab", Kind: api.CatalogHostNode, Capabilities: tc.caps, Health: api.CatalogHealth{State: api.CatalogHealthOK}}}}, nil
+			})
+			rt.on(api.MethodCatalogSessions, func(json.RawMessage) (any, error) {
+				return api.CatalogSessionsResult{Hosts: []api.CatalogHostSessions{{Host: "node:lab", Sessions: []api.CatalogSession{
+					{ID: idA, Title: "a node session", Status: model.ThreadIdle, UpdatedAt: epoch}}}}}, nil
+			})
+			a := newTestApp(t, rt, 130, 34)
+			a.press(a.km.Fleet.Continue)
+			if a.confirm.open != tc.dialog {
+				t.Fatalf("dialog open %v, want %v:\n%s", a.confirm.open, tc.dialog, a.view())
+			}
+			mustContain(t, a.view(), tc.mustShow)
+			if len(callsTo[api.CatalogContinueParams](rt, api.MethodCatalogContinue)) != 0 {
+				t.Fatal("continue reached the runtime before a confirmation")
+			}
+		})
+	}
+}

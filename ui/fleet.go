@@ -326,6 +326,28 @@ func (f *fleetPane) group(id string) *fleetGroup {
 	return g
 }
 
+// orderGroups puts the hosts in the runtime's order (the default host first), whatever
+// order their pages settled in; hosts it does not name keep their place after them, and the
+// runtime's own threads stay last.
+func (f *fleetPane) orderGroups(ids []string) {
+	rank := make(map[string]int, len(ids))
+	for i, id := range ids {
+		rank[id] = i
+	}
+	slices.SortStableFunc(f.groups, func(a, b *fleetGroup) int {
+		key := func(g *fleetGroup) int {
+			switch r, ok := rank[g.id]; {
+			case g.id == threadsGroup:
+				return len(ids) + 1
+			case ok:
+				return r
+			}
+			return len(ids)
+		}
+		return key(a) - key(b)
+	})
+}
+
 func (f *fleetPane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
@@ -355,6 +377,11 @@ func (f *fleetPane) Update(msg tea.Msg) tea.Cmd {
 		}
 		f.hostsOK = true
 		f.hosts = slices.Clone(msg.res.Hosts)
+		ids := make([]string, len(f.hosts))
+		for i, h := range f.hosts {
+			ids[i] = h.ID
+		}
+		f.orderGroups(ids)
 		for _, g := range f.groups {
 			if g.settled == f.seq && g.loaded {
 				f.pageHealth(g.id, g.errLine)
@@ -424,6 +451,14 @@ func (f *fleetPane) sessionsLoaded(msg sessionsLoadedMsg) tea.Cmd {
 			g.settled = msg.seq
 			changed = f.pageHealth(g.id, g.errLine) || changed
 		}
+		if len(f.hosts) == 0 {
+			// catalog.hosts has not answered: the answer's order is the runtime's too.
+			ids := make([]string, len(msg.res.Hosts))
+			for i, hs := range msg.res.Hosts {
+				ids[i] = hs.Host
+			}
+			f.orderGroups(ids)
+		}
 		for _, g := range f.groups {
 			if g.id != threadsGroup && g.settled != msg.seq {
 				g.loading = false // a host the answer does not know (config changed meanwhile)
@@ -471,6 +506,17 @@ func (f *fleetPane) hostSettled(msg hostSettledMsg) tea.Cmd {
 	g.settled = msg.seq
 	f.relayout()
 	return tea.Batch(f.selectIfNone(), f.healthChanged(f.pageHealth(g.id, g.errLine)))
+}
+
+// hostCapabilities returns a host's capabilities as catalog.hosts last gave them; ok is
+// false while they are not known.
+func (f *fleetPane) hostCapabilities(id string) (caps []string, ok bool) {
+	for _, h := range f.hosts {
+		if h.ID == id {
+			return h.Capabilities, true
+		}
+	}
+	return nil, false
 }
 
 // pageHealth records what a host's first page says of its health: a page with an error is

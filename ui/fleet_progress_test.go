@@ -221,3 +221,38 @@ func TestStatusBarHealthFollowsTheFirstPages(t *testing.T) {
 	bar := lines[len(lines)-2]
 	mustContain(t, bar, "gateway:local ✗", "node:lab ✓")
 }
+
+// Hosts show in the runtime's order (the default host first), not in the order their pages
+// settled: a dead node fails fast, yet stays after gateway:local.
+func TestFleetKeepsTheRuntimesHostOrder(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	pf := &progressFake{fakeRuntime: rt, release: make(chan struct{}),
+		fast: api.CatalogHostSessions{Host: "node:lab", Sessions: []api.CatalogSession{}, Error: &model.Error{Code: model.CodeNodeOffline, Message: "node lab is offline"}}}
+	close(pf.release)
+	// catalog.hosts answers last, so the order comes from the sessions answer alone.
+	hostsGate := make(chan struct{})
+	rt.on(api.MethodCatalogHosts, func(json.RawMessage) (any, error) {
+		<-hostsGate
+		return api.CatalogHostsResult{Hosts: []api.CatalogHost{{ID: "gateway:local", Default: true}, {ID: "node:lab"}}}, nil
+	})
+	rt.on(api.MethodCatalogSessions, func(json.RawMessage) (any, error) {
+		return api.CatalogSessionsResult{Hosts: []api.CatalogHostSessions{
+			{Host: "gateway:local", Sessions: []api.CatalogSession{{ID: idA, Title: "local row", Status: model.ThreadIdle, UpdatedAt: epoch}}},
+			pf.fast,
+		}}, nil
+	})
+	km := keymap.Default()
+	clk := &clock{t: epoch}
+	ta := &testApp{App: New(Options{Runtime: pf, Keys: km, Styles: asciiStyles(), Profile: termenv.Ascii, Endpoint: "unix:///home/runtime.sock",
+		Client: "local", Cwd: "/work", Now: clk.now, Timeout: pumpWait, Lineage: fakeLineage(rt), Location: time.UTC}), t: t, rt: rt, clk: clk, km: km}
+	ta.send(tea.WindowSizeMsg{Width: 130, Height: 34})
+	p := &pump{t: t, ta: ta, msgs: make(chan tea.Msg, 64)}
+	p.exec(ta.Init())
+	p.until("both hosts", func() bool { return containsAll(ta.fleet.View(), "local row", "NODE_OFFLINE") })
+	v := ta.fleet.View()
+	close(hostsGate)
+	if strings.Index(v, "gateway:local") > strings.Index(v, "node:lab") {
+		t.Fatalf("node:lab shows before the default host:\n%s", v)
+	}
+}
