@@ -185,7 +185,8 @@ func (f *follower) forward(ctx context.Context, caller api.Caller, method string
 
 // forwarded runs a request a follower passed on. Only the operator client may assert another
 // caller: its token already owns the home (it can rewrite config.toml), so trusting it grants
-// nothing new. Forwarded callers are named clients, never the runtime's own processes.
+// nothing new. Forwarded callers are named clients (external or node), never the runtime's
+// own processes.
 func (h *Host) forwarded(ctx context.Context, caller api.Caller, p api.ForwardParams) (any, error) {
 	if caller.Kind != api.CallerClient || caller.Client != config.OperatorClient {
 		return nil, model.Errorf(model.CodePermissionDenied, "only a runtime on the same home forwards requests",
@@ -194,7 +195,13 @@ func (h *Host) forwarded(ctx context.Context, caller api.Caller, p api.ForwardPa
 	if err := h.reloadConfig(); err != nil {
 		return nil, err
 	}
-	if _, ok := h.config().Clients[p.Caller.Client]; p.Caller.Kind != api.CallerClient || !ok {
+	// The caller's kind follows from its entry: a node client's requests stay node requests.
+	cl, ok := h.config().Clients[p.Caller.Client]
+	kind := api.CallerClient
+	if cl.Node {
+		kind = api.CallerNode
+	}
+	if !ok || p.Caller.Kind != kind {
 		return nil, model.Errorf(model.CodeInvalidArgument, "forward requests of configured clients only",
 			"cannot forward a request of caller %+v", p.Caller)
 	}

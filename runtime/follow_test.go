@@ -100,3 +100,45 @@ func TestOpenOrFollowTakesOver(t *testing.T) {
 		t.Errorf("the new primary reads %+v", got.Thread)
 	}
 }
+
+// A node token reaches a node whose listener is a follower: the request is forwarded as a
+// node request and answered by the holder. The forwarded kind must match the client's entry,
+// so a node client is never forwarded as an external client or the other way round.
+func TestNodeRequestsThroughAFollower(t *testing.T) {
+	th := newTestHost(t, hostOptions{clients: []string{"a", config.OperatorClient}})
+	nodeTok := th.addNodeClient("gw", api.NodeCmdThreadsList)
+	opts := th.opts
+	opts.Listen = "127.0.0.1:0"
+	opts.OperatorToken = func() (string, error) { return th.tokens[config.OperatorClient], nil }
+	f, err := OpenOrFollow(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = f.Serve(context.Background())
+	}()
+	defer func() {
+		_ = f.Close()
+		<-served
+	}()
+	c, err := api.Dial(context.Background(), f.Endpoints()[0], nodeTok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var d api.NodeDescribeResult
+	if err := c.Call(context.Background(), api.MethodNodeDescribe, nil, &d); err != nil || len(d.Commands) != 1 {
+		t.Fatalf("describe through the follower: %+v, %v", d, err)
+	}
+	callErr(t, c, api.MethodThreadList, api.ThreadListParams{}, model.CodePermissionDenied)
+
+	op := th.client(config.OperatorClient)
+	for _, bad := range []api.ForwardParams{
+		{Caller: api.Caller{Kind: api.CallerClient, Client: "gw"}, Method: api.MethodThreadList},
+		{Caller: api.Caller{Kind: api.CallerNode, Client: "a"}, Method: api.MethodNodeDescribe},
+	} {
+		callErr(t, op, api.MethodRuntimeForward, bad, model.CodeInvalidArgument)
+	}
+}
