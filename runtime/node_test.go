@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,4 +132,29 @@ func TestNodeResumeRunsTheExactThreadAndRefusesOverlap(t *testing.T) {
 	if a.err != nil || a.res.ThreadID != id || a.res.FinalText == "" {
 		t.Fatalf("resume %+v, %v", a.res, a.err)
 	}
+}
+
+// Scenario: S003-08 (node binding) — a supervised thread bound to a node that is no longer
+// paired fails closed: its send is refused and starts nothing anywhere else, its result view
+// still reads, and an agent may not send to it at all.
+func TestNodeBoundThreadFailsClosedWhenTheNodeIsGone(t *testing.T) {
+	th := newTestHost(t, hostOptions{operators: []string{"ops"}})
+	now := time.Now().UTC()
+	sid, src := model.ThreadID("019a0000-0000-7000-8000-0000000000e1"), model.ThreadID("019a0000-0000-7000-8000-0000000000e2")
+	sup := model.Supervision{V: 1, Thread: sid, Host: "node:gone", Source: src, State: model.SupervisionBound, Binding: model.BindingNodeSession,
+		Canonical: src, CreatedAt: now, UpdatedAt: now, BoundAt: now}
+	if _, _, err := th.Store().CreateSupervision(sup, model.ThreadRecord{V: 1, ID: sid, Harness: model.NativeHarness, CreatedAt: now, UpdatedAt: now, RecencyAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	ops := th.client("ops")
+	me := callErr(t, ops, api.MethodThreadSend, api.ThreadSendParams{Thread: string(sid), Message: "hello"}, model.CodeFailedPrecondition)
+	if !strings.Contains(me.Message, "not paired") {
+		t.Fatalf("send: %v", me)
+	}
+	rd := call[api.ThreadReadResult](t, ops, api.MethodThreadRead, api.ThreadReadParams{Thread: string(sid)})
+	if rd.Thread.ID != string(sid) || rd.Thread.Status != model.ThreadIdle || rd.Result != nil {
+		t.Fatalf("read: %+v", rd)
+	}
+	callErr(t, th.runtimeClient(), api.MethodThreadSend, api.ThreadSendParams{Thread: string(sid), Message: "hello"}, model.CodePermissionDenied)
+	callErr(t, ops, api.MethodThreadCancel, api.ThreadCancelParams{Thread: string(sid)}, model.CodeFailedPrecondition)
 }
