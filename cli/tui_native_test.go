@@ -154,7 +154,9 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 	}()
 	d := &appDriver{t: t, tm: tm, app: app}
 
-	d.waitFor("gateway:local", "stored turn 01", "spare session to archive")
+	// The host's own line, not only its sessions' titles (the runtime's thread list shows
+	// them too): its page has settled.
+	d.waitFor("gateway:local  ✓ ok", "stored turn 01", "spare session to archive")
 	before := d.hostCount("gateway:local")
 	if before < 2 {
 		t.Fatalf("gateway:local shows %d sessions:\n%s", before, d.since())
