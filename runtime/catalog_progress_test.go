@@ -176,22 +176,7 @@ func TestCatalogSessionsProgressThroughAFollower(t *testing.T) {
 		{ID: catalog.LocalHostID, Default: true, Source: connSource(fast)},
 		{ID: catalog.LocalHostID + ":slow", Source: connSource(slow)},
 	})
-	opts := th.opts
-	opts.Listen = "127.0.0.1:0"
-	opts.OperatorToken = func() (string, error) { return th.tokens[config.OperatorClient], nil }
-	f, err := OpenOrFollow(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = f.Serve(context.Background())
-	}()
-	defer func() {
-		_ = f.Close()
-		<-served
-	}()
+	f := th.startFollower()
 	if f.Role() != RoleFollower {
 		t.Fatalf("second host is a %s", f.Role())
 	}

@@ -37,24 +37,7 @@ func TestForwardOnlyFromOperator(t *testing.T) {
 // included, and it takes the home over when the first closes.
 func TestOpenOrFollowTakesOver(t *testing.T) {
 	th := newTestHost(t, hostOptions{clients: []string{"a", config.OperatorClient}})
-	opts := th.opts
-	opts.Listen = "127.0.0.1:0"
-	opts.OperatorToken = func() (string, error) { return th.tokens[config.OperatorClient], nil }
-	f, err := OpenOrFollow(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = f.Serve(context.Background())
-	}()
-	defer func() {
-		if err := f.Close(); err != nil {
-			t.Errorf("close follower: %v", err)
-		}
-		<-served
-	}()
+	f := th.startFollower()
 	if f.Role() != RoleFollower || len(f.Endpoints()) != 1 || !strings.HasPrefix(f.Endpoints()[0], "tcp://") {
 		t.Fatalf("second host: role %s, endpoints %v; want a follower on TCP only", f.Role(), f.Endpoints())
 	}
@@ -107,22 +90,7 @@ func TestOpenOrFollowTakesOver(t *testing.T) {
 func TestNodeRequestsThroughAFollower(t *testing.T) {
 	th := newTestHost(t, hostOptions{clients: []string{"a", config.OperatorClient}})
 	nodeTok := th.addNodeClient("gw", api.NodeCmdThreadsList)
-	opts := th.opts
-	opts.Listen = "127.0.0.1:0"
-	opts.OperatorToken = func() (string, error) { return th.tokens[config.OperatorClient], nil }
-	f, err := OpenOrFollow(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = f.Serve(context.Background())
-	}()
-	defer func() {
-		_ = f.Close()
-		<-served
-	}()
+	f := th.startFollower()
 	c, err := api.Dial(context.Background(), f.Endpoints()[0], nodeTok)
 	if err != nil {
 		t.Fatal(err)
@@ -141,4 +109,29 @@ func TestNodeRequestsThroughAFollower(t *testing.T) {
 	} {
 		callErr(t, op, api.MethodRuntimeForward, bad, model.CodeInvalidArgument)
 	}
+}
+
+// startFollower opens a second host on th's home, with a TCP listener, and serves it until
+// the test ends; it follows th until th closes.
+func (th *testHost) startFollower() *Host {
+	th.t.Helper()
+	opts := th.opts
+	opts.Listen = "127.0.0.1:0"
+	opts.OperatorToken = func() (string, error) { return th.tokens[config.OperatorClient], nil }
+	f, err := OpenOrFollow(context.Background(), opts)
+	if err != nil {
+		th.t.Fatal(err)
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = f.Serve(context.Background())
+	}()
+	th.t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			th.t.Errorf("close follower: %v", err)
+		}
+		<-served
+	})
+	return f
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/harness"
 )
 
@@ -84,27 +85,11 @@ func nodeError(err error) error {
 	return model.Errorf(model.CodeNodeInvokeFailed, "check the node's Codex installation and its runtime log", "the node's Codex App Server is unavailable")
 }
 
-// nodeThread is what threads.list passes on: the catalog's projection fields and nothing
-// else (no previews, paths, remotes or SHAs leave the node).
-type nodeThread struct {
-	ID            string                 `json:"id"`
-	Name          *string                `json:"name"`
-	Cwd           string                 `json:"cwd"`
-	Status        appserver.ThreadStatus `json:"status"`
-	CreatedAt     int64                  `json:"createdAt"`
-	UpdatedAt     int64                  `json:"updatedAt"`
-	Source        json.RawMessage        `json:"source"`
-	ModelProvider string                 `json:"modelProvider"`
-	CliVersion    string                 `json:"cliVersion"`
-	Ephemeral     bool                   `json:"ephemeral"`
-	GitInfo       *struct {
-		Branch *string `json:"branch"`
-	} `json:"gitInfo"`
-}
-
+// nodeThreadsPage is what threads.list passes on: the catalog's projection fields of each
+// thread and nothing else (no previews, paths, remotes or SHAs leave the node).
 type nodeThreadsPage struct {
-	Data       []nodeThread `json:"data"`
-	NextCursor *string      `json:"nextCursor"`
+	Data       []catalog.ListedThread `json:"data"`
+	NextCursor *string                `json:"nextCursor"`
 }
 
 func (h *Host) nodeThreadsList(ctx context.Context, p api.NodeThreadsListParams) (any, error) {
@@ -132,7 +117,7 @@ func (h *Host) nodeThreadsList(ctx context.Context, p api.NodeThreadsListParams)
 		return nil, nodeError(err)
 	}
 	if page.Data == nil {
-		page.Data = []nodeThread{}
+		page.Data = []catalog.ListedThread{}
 	}
 	return page, nil
 }

@@ -142,7 +142,7 @@ func loadedIDs(ctx context.Context, conn Conn) ([]string, error) {
 // compatRow projects a thread of thread/read or thread/list as the compat tools show it;
 // ok is false for what the catalog never shows. The preview is decoded only when raw.
 func compatRow(raw json.RawMessage, loaded, withPreview bool) (api.CompatSession, bool, error) {
-	var t listThread
+	var t ListedThread
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return api.CompatSession{}, false, err
 	}

@@ -190,20 +190,31 @@ func (s *Supervisor) Continue(ctx context.Context, p api.CatalogContinueParams) 
 		return Branch{}, threadRefused("list the thread's turns")
 	}
 
+	return s.create(model.Supervision{Host: h.spec.ID, Source: id, State: model.SupervisionPending, Cwd: th.Cwd}, hist)
+}
+
+// create makes the supervised thread of sup (its Thread and times filled here): the bounded
+// history file first, then the binding and the thread record in one transaction, so the
+// thread is never visible without its binding. A source that got a supervised thread
+// meanwhile returns that one, and the history written for nothing is removed.
+func (s *Supervisor) create(sup model.Supervision, hist History) (Branch, error) {
 	uid, err := uuid.NewV7()
 	if err != nil {
 		return Branch{}, err
 	}
-	sid := model.ThreadID(uid.String())
-	if err := s.writeHistory(sid, hist); err != nil {
+	sup.V, sup.Thread = 1, model.ThreadID(uid.String())
+	if err := s.writeHistory(sup.Thread, hist); err != nil {
 		return Branch{}, err
 	}
-	now := c.opts.Now()
-	sup := model.Supervision{V: 1, Thread: sid, Host: h.spec.ID, Source: id, State: model.SupervisionPending, Cwd: th.Cwd, CreatedAt: now, UpdatedAt: now}
-	rec := model.ThreadRecord{V: 1, ID: sid, Harness: model.NativeHarness, Cwd: th.Cwd, CreatedAt: now, UpdatedAt: now, RecencyAt: now}
+	now := s.cat.opts.Now()
+	sup.CreatedAt, sup.UpdatedAt = now, now
+	if sup.State == model.SupervisionBound {
+		sup.BoundAt = now
+	}
+	rec := model.ThreadRecord{V: 1, ID: sup.Thread, Harness: model.NativeHarness, Cwd: sup.Cwd, CreatedAt: now, UpdatedAt: now, RecencyAt: now}
 	got, created, err := s.st.CreateSupervision(sup, rec)
 	if err != nil || !created {
-		_ = os.Remove(s.historyPath(sid))
+		_ = os.Remove(s.historyPath(sup.Thread))
 	}
 	if err != nil {
 		return Branch{}, err

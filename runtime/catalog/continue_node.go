@@ -3,11 +3,8 @@ package catalog
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
-
-	"github.com/google/uuid"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
@@ -87,26 +84,8 @@ func (s *Supervisor) continueNode(ctx context.Context, h *host, n *NodeSource, i
 		return Branch{}, threadRefused("list the thread's turns")
 	}
 
-	uid, err := uuid.NewV7()
-	if err != nil {
-		return Branch{}, err
-	}
-	sid := model.ThreadID(uid.String())
-	if err := s.writeHistory(sid, hist); err != nil {
-		return Branch{}, err
-	}
-	now := c.opts.Now()
-	sup := model.Supervision{V: 1, Thread: sid, Host: h.spec.ID, Source: id, State: model.SupervisionBound, Binding: model.BindingNodeSession,
-		Canonical: id, Cwd: r.s.Cwd, ModelProvider: r.s.ModelProvider, CreatedAt: now, UpdatedAt: now, BoundAt: now}
-	rec := model.ThreadRecord{V: 1, ID: sid, Harness: model.NativeHarness, Cwd: r.s.Cwd, CreatedAt: now, UpdatedAt: now, RecencyAt: now}
-	got, created, err := s.st.CreateSupervision(sup, rec)
-	if err != nil || !created {
-		_ = os.Remove(s.historyPath(sid))
-	}
-	if err != nil {
-		return Branch{}, err
-	}
-	return Branch{Supervision: got, Existing: !created}, nil
+	return s.create(model.Supervision{Host: h.spec.ID, Source: id, State: model.SupervisionBound, Binding: model.BindingNodeSession,
+		Canonical: id, Cwd: r.s.Cwd, ModelProvider: r.s.ModelProvider}, hist)
 }
 
 // locate finds a thread among the host's unarchived interactive sessions, reading at most

@@ -31,9 +31,10 @@ type listParams struct {
 	SourceKinds      []string `json:"sourceKinds,omitempty"`
 }
 
-// listThread decodes only what the projection shows: previews, paths, remotes and SHAs are
-// never even read into memory.
-type listThread struct {
+// ListedThread is a thread of thread/list decoded only as far as the projection shows:
+// previews, paths, remotes and SHAs are never even read into memory. A paired node passes on
+// exactly this, so they never leave the node either.
+type ListedThread struct {
 	ID            string                 `json:"id"`
 	Name          *string                `json:"name"`
 	Cwd           string                 `json:"cwd"`
@@ -50,8 +51,8 @@ type listThread struct {
 }
 
 type listResult struct {
-	Data       []listThread `json:"data"`
-	NextCursor *string      `json:"nextCursor"`
+	Data       []ListedThread `json:"data"`
+	NextCursor *string        `json:"nextCursor"`
 }
 
 // row is a projected session and the folded title search compares with.
@@ -476,7 +477,7 @@ func fetchSegment(ctx context.Context, conn Conn, cursor string, size int, now f
 
 // project maps a listed thread to a session row; ok is false for what the catalog never
 // shows (non-interactive sources, ephemeral threads).
-func project(t listThread) (row, bool) {
+func project(t ListedThread) (row, bool) {
 	src := sourceKind(t.Source)
 	if !interactiveSources[src] || t.Ephemeral || t.ID == "" {
 		return row{}, false
