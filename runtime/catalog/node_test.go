@@ -240,15 +240,7 @@ func TestS003_18_NodeContinueNeedsAllThreeCommandsAdvertisedAndAllowed(t *testin
 				return json.RawMessage(`{"data":[],"nextCursor":null,"backwardsCursor":null}`), nil
 			}
 			cat, _, _ := nodeFixture(t, node, tc.allows, Options{})
-			st, err := store.Open(filepath.Join(t.TempDir(), "chn"), store.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = st.Close() })
-			sup, err := NewSupervisor(cat, st, filepath.Join(t.TempDir(), "supervision"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			sup := newTestSupervisor(t, cat)
 			if caps := cat.Hosts(context.Background()).Hosts[1].Capabilities; !slices.Equal(caps, tc.wantCaps) {
 				t.Fatalf("capabilities %v, want %v", caps, tc.wantCaps)
 			}
@@ -277,16 +269,8 @@ func TestS003_18_NodeContinueNeedsAnIdleOrStoredListedSource(t *testing.T) {
 	conn.threads[0]["status"] = map[string]any{"type": "active", "activeFlags": []string{}}
 	node := startTestNode(t, conn)
 	cat, _, _ := nodeFixture(t, node, allowAll, Options{})
-	st, err := store.Open(filepath.Join(t.TempDir(), "chn"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	sup, err := NewSupervisor(cat, st, filepath.Join(t.TempDir(), "supervision"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = sup.Continue(context.Background(), api.CatalogContinueParams{Thread: conn.threads[0]["id"].(string), Host: "node:lab"})
+	sup := newTestSupervisor(t, cat)
+	_, err := sup.Continue(context.Background(), api.CatalogContinueParams{Thread: conn.threads[0]["id"].(string), Host: "node:lab"})
 	wantCode(t, err, model.CodeFailedPrecondition)
 	_, err = sup.Continue(context.Background(), api.CatalogContinueParams{Thread: "01a22b08-0000-7000-8000-999999999999", Host: "node:lab"})
 	wantCode(t, err, model.CodeThreadNotFound)
@@ -335,4 +319,19 @@ func TestNodeHostErrors(t *testing.T) {
 	defer gone.Close()
 	_, err = gone.Conn(context.Background())
 	wantCode(t, err, model.CodeNodeOffline)
+}
+
+// newTestSupervisor attaches branch keeping with a store of its own to cat.
+func newTestSupervisor(t *testing.T, cat *Catalog) *Supervisor {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "chn"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	sup, err := NewSupervisor(cat, st, filepath.Join(t.TempDir(), "supervision"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sup
 }
