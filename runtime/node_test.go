@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 )
 
@@ -157,4 +160,44 @@ func TestNodeBoundThreadFailsClosedWhenTheNodeIsGone(t *testing.T) {
 	}
 	callErr(t, th.runtimeClient(), api.MethodThreadSend, api.ThreadSendParams{Thread: string(sid), Message: "hello"}, model.CodePermissionDenied)
 	callErr(t, ops, api.MethodThreadCancel, api.ThreadCancelParams{Thread: string(sid)}, model.CodeFailedPrecondition)
+}
+
+// The latest turn of a node-bound thread outlives a restart of the runtime: a finished turn
+// still reads with its result, and a turn the runtime was waiting for when it stopped (its
+// connection, and so the node's run, ended with it) reads as interrupted, with the reason.
+func TestNodeTurnOutlivesARestart(t *testing.T) {
+	th := newTestHost(t, hostOptions{operators: []string{"ops"}})
+	now := time.Now().UTC()
+	sid, src := model.ThreadID("019a0000-0000-7000-8000-0000000000f1"), model.ThreadID("019a0000-0000-7000-8000-0000000000f2")
+	sup := model.Supervision{V: 1, Thread: sid, Host: "node:lab", Source: src, State: model.SupervisionBound, Binding: model.BindingNodeSession,
+		Canonical: src, CreatedAt: now, UpdatedAt: now, BoundAt: now}
+	if _, _, err := th.Store().CreateSupervision(sup, model.ThreadRecord{V: 1, ID: sid, Harness: model.NativeHarness, CreatedAt: now, UpdatedAt: now, RecencyAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	done := catalog.NodeTurn{TurnID: "t1", Status: model.TurnCompleted, Text: "the node's answer", StartedAt: now, EndedAt: now.Add(time.Second)}
+	if err := th.supervision.sup.SaveNodeTurn(sid, done); err != nil {
+		t.Fatal(err)
+	}
+	th.restart()
+	rd := call[api.ThreadReadResult](t, th.client("ops"), api.MethodThreadRead, api.ThreadReadParams{Thread: string(sid)})
+	if rd.Result == nil || rd.Result.Status != model.TurnCompleted || rd.Result.Text != "the node's answer" || rd.Thread.Status != model.ThreadIdle {
+		t.Fatalf("after a restart: %+v %+v", rd.Thread, rd.Result)
+	}
+
+	running := catalog.NodeTurn{TurnID: "t2", Status: model.TurnInProgress, StartedAt: now}
+	if err := th.supervision.sup.SaveNodeTurn(sid, running); err != nil {
+		t.Fatal(err)
+	}
+	th.restart()
+	rd = call[api.ThreadReadResult](t, th.client("ops"), api.MethodThreadRead, api.ThreadReadParams{Thread: string(sid)})
+	if rd.Thread.Status != model.ThreadIdle || rd.Result == nil || rd.Result.TurnID != "t2" || rd.Result.Status != model.TurnInterrupted || rd.Result.Error != lostTurn {
+		t.Fatalf("a turn cut off by the restart: %+v %+v", rd.Thread, rd.Result)
+	}
+	if again, ok, err := th.supervision.sup.LoadNodeTurn(sid); err != nil || !ok || again.Status != model.TurnInterrupted {
+		t.Fatalf("the interruption was not recorded: %+v %v", again, err)
+	}
+	// The file is conversation content: private to the home's owner.
+	if st, err := os.Stat(filepath.Join(th.home, supervisionDir, string(sid)+".turn.json")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("turn file: %v %v", st, err)
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/harness"
 )
 
@@ -21,45 +22,50 @@ import (
 // nodeTurnTimeout bounds one resumed turn as the gateway waits for it (the node bounds it too).
 const nodeTurnTimeout = 35 * time.Minute
 
-// nodeRun is the latest turn of a node-bound supervised thread, as this runtime saw it.
-// It lives in memory: after a restart the thread reads idle with no result.
-type nodeRun struct {
-	turnID    string
-	status    string // model.Turn*
-	text      string
-	err       string
-	startedAt time.Time
-	endedAt   time.Time
-}
-
-// nodeTurns runs the turns of node-bound supervised threads.
+// nodeTurns runs the turns of node-bound supervised threads. The latest turn of each is a
+// file (catalog.NodeTurn); running holds the turns this process waits for right now.
 type nodeTurns struct {
-	mu     sync.Mutex
-	runs   map[model.ThreadID]*nodeRun
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	mu      sync.Mutex
+	running map[model.ThreadID]bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 func newNodeTurns() *nodeTurns {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &nodeTurns{runs: map[model.ThreadID]*nodeRun{}, ctx: ctx, cancel: cancel}
+	return &nodeTurns{running: map[model.ThreadID]bool{}, ctx: ctx, cancel: cancel}
 }
 
-// close stops waiting for running turns (the node finishes them on its own).
+// close stops waiting for running turns: the dropped connection ends them on the node.
 func (t *nodeTurns) close() {
 	t.cancel()
 	t.wg.Wait()
 }
 
-func (t *nodeTurns) latest(id model.ThreadID) (nodeRun, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	r := t.runs[id]
-	if r == nil {
-		return nodeRun{}, false
+// lostTurn is why a turn recorded as running is reported interrupted: no process waits for it.
+const lostTurn = "the runtime stopped while the node ran this turn"
+
+// latestNodeTurn reads the latest turn of a node-bound thread. A turn recorded as running
+// that this process does not wait for was cut off by a stop of the runtime (its connection
+// to the node, and so the node's run, ended with it): it is reported, and recorded, as
+// interrupted.
+func (h *Host) latestNodeTurn(id model.ThreadID) (catalog.NodeTurn, bool) {
+	sv := h.supervision
+	sv.node.mu.Lock()
+	defer sv.node.mu.Unlock()
+	turn, ok, err := sv.sup.LoadNodeTurn(id)
+	if err != nil {
+		fmt.Fprintf(h.opts.Log, "node turn of %s: %v\n", id, err)
+		return turn, false
 	}
-	return *r, true
+	if ok && turn.Status == model.TurnInProgress && !sv.node.running[id] {
+		turn.Status, turn.Error, turn.EndedAt = model.TurnInterrupted, lostTurn, h.opts.Now()
+		if err := sv.sup.SaveNodeTurn(id, turn); err != nil {
+			fmt.Fprintf(h.opts.Log, "node turn of %s: %v\n", id, err)
+		}
+	}
+	return turn, ok
 }
 
 // authorizeNodeSend keeps the owner/admin check on every turn of a node-bound thread: the
@@ -81,15 +87,15 @@ func (h *Host) nodeSend(sup model.Supervision, text string) (string, error) {
 		return "", harness.NotStarted(model.Errorf(model.CodeFailedPrecondition, "pair the node again under the same name and restart the runtime",
 			"the node %s of supervised thread %s is not paired any more", sup.Host, sup.Thread))
 	}
-	t := h.supervision.node
+	sv := h.supervision
+	t := sv.node
 	uid, err := uuid.NewV7()
 	if err != nil {
 		return "", harness.NotStarted(err)
 	}
-	now := h.opts.Now()
-	run := &nodeRun{turnID: uid.String(), status: model.TurnInProgress, startedAt: now}
+	turn := catalog.NodeTurn{TurnID: uid.String(), Status: model.TurnInProgress, StartedAt: h.opts.Now()}
 	t.mu.Lock()
-	if r := t.runs[sup.Thread]; r != nil && r.status == model.TurnInProgress {
+	if t.running[sup.Thread] {
 		t.mu.Unlock()
 		return "", harness.NotStarted(model.Errorf(model.CodeThreadBusy, "wait for the running turn (`codexhost thread wait "+string(sup.Thread)+"`)",
 			"thread %s has a turn running on its node", sup.Thread))
@@ -98,31 +104,40 @@ func (h *Host) nodeSend(sup model.Supervision, text string) (string, error) {
 		t.mu.Unlock()
 		return "", harness.NotStarted(model.Errorf(model.CodeFailedPrecondition, "retry once the runtime runs again", "the runtime is shutting down"))
 	}
-	t.runs[sup.Thread] = run
+	if err := sv.sup.SaveNodeTurn(sup.Thread, turn); err != nil {
+		t.mu.Unlock()
+		return "", harness.NotStarted(err)
+	}
+	t.running[sup.Thread] = true
 	t.wg.Add(1)
 	t.mu.Unlock()
 
-	h.nodeTurnEvent(sup, run.turnID, model.ThreadActive, model.TurnInProgress, now)
+	h.nodeTurnEvent(sup, turn.TurnID, model.ThreadActive, model.TurnInProgress, turn.StartedAt)
 	go func() {
 		defer t.wg.Done()
 		ctx, cancel := context.WithTimeout(t.ctx, nodeTurnTimeout)
 		defer cancel()
 		var res api.NodeSessionResumeResult
 		err := src.Invoke(ctx, api.NodeCmdSessionResume, api.NodeSessionResumeParams{ThreadID: string(sup.Canonical), Prompt: text}, &res)
-		end := h.opts.Now()
-		t.mu.Lock()
-		run.endedAt = end
-		if err != nil {
-			run.status, run.err = model.TurnFailed, nodeTurnError(err)
+		turn.EndedAt = h.opts.Now()
+		switch {
+		case err == nil:
+			turn.Status, turn.Text = model.TurnCompleted, res.FinalText
+		case t.ctx.Err() != nil:
+			turn.Status, turn.Error = model.TurnInterrupted, lostTurn
+		default:
+			turn.Status, turn.Error = model.TurnFailed, nodeTurnError(err)
 			fmt.Fprintf(h.opts.Log, "node turn of %s on %s: %v\n", sup.Thread, sup.Host, err)
-		} else {
-			run.status, run.text = model.TurnCompleted, res.FinalText
 		}
-		status := run.status
+		t.mu.Lock()
+		if err := sv.sup.SaveNodeTurn(sup.Thread, turn); err != nil {
+			fmt.Fprintf(h.opts.Log, "node turn of %s: %v\n", sup.Thread, err)
+		}
+		delete(t.running, sup.Thread)
 		t.mu.Unlock()
-		h.nodeTurnEvent(sup, run.turnID, model.ThreadIdle, status, end)
+		h.nodeTurnEvent(sup, turn.TurnID, model.ThreadIdle, turn.Status, turn.EndedAt)
 	}()
-	return run.turnID, nil
+	return turn.TurnID, nil
 }
 
 func nodeTurnError(err error) string {
@@ -158,15 +173,15 @@ func (h *Host) nodeRead(ctx context.Context, sup model.Supervision, req harness.
 	if rec, err := h.store.Thread(sup.Thread); err == nil {
 		snap.Info.UpdatedAt = rec.UpdatedAt
 	}
-	if run, ok := h.supervision.node.latest(sup.Thread); ok {
-		started := run.startedAt
-		snap.Info.LastTurn = &model.TurnSummary{ID: run.turnID, Status: run.status, StartedAt: &started}
-		if run.status == model.TurnInProgress {
+	if turn, ok := h.latestNodeTurn(sup.Thread); ok {
+		started := turn.StartedAt
+		snap.Info.LastTurn = &model.TurnSummary{ID: turn.TurnID, Status: turn.Status, Error: turn.Error, StartedAt: &started}
+		if turn.Status == model.TurnInProgress {
 			snap.Info.Status = model.ThreadActive
 		} else {
-			ended := run.endedAt
+			ended := turn.EndedAt
 			snap.Info.LastTurn.CompletedAt = &ended
-			snap.Result = &model.Result{TurnID: run.turnID, Status: run.status, Text: run.text, Error: run.err}
+			snap.Result = &model.Result{TurnID: turn.TurnID, Status: turn.Status, Text: turn.Text, Error: turn.Error}
 		}
 	}
 	if !req.Messages {

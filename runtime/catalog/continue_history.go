@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"time"
 	"unicode/utf8"
 
 	"github.com/codexhost/codexhost/model"
@@ -175,7 +176,12 @@ func (s *Supervisor) writeHistory(thread model.ThreadID, h History) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(s.dir, "."+string(thread)+"-*.tmp")
+	return s.writeFile(s.historyPath(thread), b)
+}
+
+// writeFile replaces path (in the supervision directory) durably with b, mode 0600.
+func (s *Supervisor) writeFile(path string, b []byte) error {
+	f, err := os.CreateTemp(s.dir, "."+filepath.Base(path)+"-*.tmp")
 	if err != nil {
 		return historyIOError(err)
 	}
@@ -187,7 +193,7 @@ func (s *Supervisor) writeHistory(thread model.ThreadID, h History) error {
 		_ = os.Remove(tmp)
 		return historyIOError(err)
 	}
-	if err := os.Rename(tmp, s.historyPath(thread)); err != nil {
+	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
 		return historyIOError(err)
 	}
@@ -196,6 +202,50 @@ func (s *Supervisor) writeHistory(thread model.ThreadID, h History) error {
 		_ = d.Close()
 	}
 	return nil
+}
+
+// NodeTurn is the latest turn of a thread bound to a paired node's thread, as the gateway
+// saw it. It is a file beside the thread's history (its final text is conversation content),
+// so a restarted runtime still reports it, and reports a turn it was waiting for when it
+// stopped as interrupted.
+type NodeTurn struct {
+	V         int       `json:"v"`
+	TurnID    string    `json:"turnId"`
+	Status    string    `json:"status"` // model.Turn*
+	Text      string    `json:"text,omitempty"`
+	Error     string    `json:"error,omitempty"`
+	StartedAt time.Time `json:"startedAt"`
+	EndedAt   time.Time `json:"endedAt,omitzero"`
+}
+
+func (s *Supervisor) nodeTurnPath(thread model.ThreadID) string {
+	return filepath.Join(s.dir, string(thread)+".turn.json")
+}
+
+// SaveNodeTurn records the latest node turn of thread.
+func (s *Supervisor) SaveNodeTurn(thread model.ThreadID, t NodeTurn) error {
+	t.V = 1
+	b, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	return s.writeFile(s.nodeTurnPath(thread), b)
+}
+
+// LoadNodeTurn reads the latest node turn of thread; ok is false when it never ran one.
+func (s *Supervisor) LoadNodeTurn(thread model.ThreadID) (t NodeTurn, ok bool, err error) {
+	b, err := os.ReadFile(s.nodeTurnPath(thread))
+	if errors.Is(err, os.ErrNotExist) {
+		return NodeTurn{}, false, nil
+	}
+	if err != nil {
+		return NodeTurn{}, false, historyIOError(err)
+	}
+	if err := json.Unmarshal(b, &t); err != nil {
+		return NodeTurn{}, false, model.Errorf(model.CodeFailedPrecondition, "delete "+s.nodeTurnPath(thread)+"; only the last turn's result is lost",
+			"the last turn of supervised thread %s cannot be read", thread)
+	}
+	return t, true, nil
 }
 
 // History reads the history a supervised thread carries.
