@@ -25,7 +25,7 @@ func newContinueCmd() *cobra.Command {
 			"Supervised threads are model-locked.\n\n" +
 			"On a paired node (--host node:NAME; needs operator.admin and a node that offers and is allowed " +
 			api.NodeCmdSessionResume + ") nothing is forked: the supervised thread is bound to that exact node thread, " +
-			"with the same bounded history to read, and each `thread send` runs `codex exec resume` on the node and " +
+			"whose messages it shows, and each `thread send` runs `codex exec resume` on the node and " +
 			"returns the final text.",
 		Args: exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
