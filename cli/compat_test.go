@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/codexhost/codexhost/model"
-	"github.com/codexhost/codexhost/runtime"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
 )
@@ -27,21 +25,7 @@ func compatAgent(t *testing.T, sup config.Supervision) {
 		t.Fatal(err)
 	}
 	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CODEXHOST_CODEX_BIN=/nonexistent/codex"}
-	host, err := runtime.Open(context.Background(), runtime.Options{Home: home, CLIPath: "/bin/false", Environ: environ})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan struct{})
-	ctx, stop := context.WithCancel(context.Background())
-	go func() {
-		defer close(served)
-		_ = host.Serve(ctx)
-	}()
-	t.Cleanup(func() {
-		stop()
-		_ = host.Close()
-		<-served
-	})
+	host := serveRuntime(t, home, environ)
 	t.Setenv(envHome, home)
 	t.Setenv(envClientToken, "")
 	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", host.Endpoints()[0])

@@ -139,22 +139,7 @@ func appHomeWith(t *testing.T, environ []string) (home string, host *runtime.Hos
 	if _, err := localOperatorToken(home); err != nil {
 		t.Fatal(err)
 	}
-	host, err = runtime.Open(context.Background(), runtime.Options{Home: home, CLIPath: "/bin/false", Environ: environ})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan struct{})
-	ctx, stop := context.WithCancel(context.Background())
-	go func() {
-		defer close(served)
-		_ = host.Serve(ctx)
-	}()
-	t.Cleanup(func() {
-		stop()
-		_ = host.Close()
-		<-served
-	})
-	return home, host
+	return home, serveRuntime(t, home, environ)
 }
 
 func delegate(t *testing.T, s *operatorSession, p api.DelegateStartParams) string {
@@ -350,3 +335,24 @@ func TestTerminalAppDrivesARealRuntime(t *testing.T) {
 type keymapBinding interface{ Keys() []string }
 
 var _ tea.Model = (*ui.App)(nil)
+
+// serveRuntime opens a runtime on home with environ and serves it until the test ends.
+func serveRuntime(t *testing.T, home string, environ []string) *runtime.Host {
+	t.Helper()
+	host, err := runtime.Open(context.Background(), runtime.Options{Home: home, CLIPath: "/bin/false", Environ: environ})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan struct{})
+	ctx, stop := context.WithCancel(context.Background())
+	go func() {
+		defer close(served)
+		_ = host.Serve(ctx)
+	}()
+	t.Cleanup(func() {
+		stop()
+		_ = host.Close()
+		<-served
+	})
+	return host
+}
