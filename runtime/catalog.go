@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/codexhost/codexhost/model"
-	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
@@ -168,79 +166,4 @@ func (h *Host) catalogObserve(thread model.ThreadID, status string) {
 	if h.catalog != nil && status != "" {
 		h.catalog.ObserveStatus(catalog.LocalHostID, string(thread), status)
 	}
-}
-
-// authorizeCatalog decides whether caller may run a catalog method, before anything else
-// happens: a refusal is PERMISSION_DENIED with no App Server call and nothing read or
-// written. host is the target host of a continue (node hosts need more), else "".
-//
-// Processes the host started (runtime token) are agents: they may list hosts and sessions,
-// but transcripts and write actions are for people and their clients. A client needs the
-// operator scope of the method (config.Scope*): operator.read lists and reads transcripts,
-// operator.write adds continue of a local source and archive, operator.admin adds continue
-// of a node's thread. Write actions also need the client's allowWriteControls, since any
-// external client may be a tool handed to an agent.
-func (h *Host) authorizeCatalog(caller api.Caller, method, host string) error {
-	write := method == api.MethodCatalogArchive || method == api.MethodCatalogContinue
-	switch caller.Kind {
-	case api.CallerRuntime:
-		if method == api.MethodCatalogHosts || method == api.MethodCatalogSessions {
-			return nil
-		}
-		return model.Errorf(model.CodePermissionDenied, "ask the user to run it as an operator command", "%s is an operator method", method)
-	case api.CallerClient:
-	default:
-		return model.Errorf(model.CodePermissionDenied, "", "%s is an operator method", method)
-	}
-	need := config.ScopeRead
-	if write {
-		need = config.ScopeWrite
-		if method == api.MethodCatalogContinue && catalog.IsNodeHost(host) {
-			need = config.ScopeAdmin
-		}
-	}
-	grant := h.config().Grant(caller.Client)
-	if !grant.Has(need) {
-		return model.Errorf(model.CodePermissionDenied, "grant it in config.toml: scopes = [\""+need+"\"] under [clients."+caller.Client+"]",
-			"client %s lacks the %s scope for %s", caller.Client, need, method)
-	}
-	if write && !grant.AllowWriteControls {
-		return model.Errorf(model.CodePermissionDenied, "set allowWriteControls = true under [clients."+caller.Client+"] in config.toml",
-			"client %s is not allowed write controls (%s)", caller.Client, method)
-	}
-	return nil
-}
-
-// handleCatalog serves the catalog methods other than continue.
-func (h *Host) handleCatalog(ctx context.Context, caller api.Caller, method string, params json.RawMessage) (any, error) {
-	if err := h.authorizeCatalog(caller, method, ""); err != nil {
-		return nil, err
-	}
-	if h.catalog == nil {
-		return nil, model.Errorf(model.CodeFailedPrecondition, "restart the runtime", "the catalog is not running")
-	}
-	switch method {
-	case api.MethodCatalogHosts:
-		return h.catalog.Hosts(ctx), nil
-	case api.MethodCatalogSessions:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogSessionsParams) (any, error) {
-			var settled func(api.CatalogHostSessions)
-			if p.Progress {
-				// Each host's page goes to this caller alone, as soon as the host settles.
-				settled = func(hs api.CatalogHostSessions) {
-					api.Notify(ctx, api.Event{Type: api.EventCatalogHost, Catalog: &hs})
-				}
-			}
-			return h.catalog.List(ctx, p, settled)
-		})
-	case api.MethodCatalogTranscript:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogTranscriptParams) (any, error) {
-			return h.catalog.Transcript(ctx, p)
-		})
-	case api.MethodCatalogArchive:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogArchiveParams) (any, error) {
-			return h.catalog.Archive(ctx, p)
-		})
-	}
-	return nil, model.Errorf(model.CodeInvalidArgument, "", "unknown catalog method %s", method)
 }

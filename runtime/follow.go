@@ -11,7 +11,6 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/store"
 )
 
@@ -184,14 +183,10 @@ func (f *follower) forward(ctx context.Context, caller api.Caller, method string
 }
 
 // forwarded runs a request a follower passed on. Only the operator client may assert another
-// caller: its token already owns the home (it can rewrite config.toml), so trusting it grants
-// nothing new. Forwarded callers are named clients (external or node), never the runtime's
-// own processes.
-func (h *Host) forwarded(ctx context.Context, caller api.Caller, p api.ForwardParams) (any, error) {
-	if caller.Kind != api.CallerClient || caller.Client != config.OperatorClient {
-		return nil, model.Errorf(model.CodePermissionDenied, "only a runtime on the same home forwards requests",
-			"%s is reserved for the home's operator client", api.MethodRuntimeForward)
-	}
+// caller (forwardPolicy): its token already owns the home (it can rewrite config.toml), so
+// trusting it grants nothing new. Forwarded callers are named clients (external or node),
+// never the runtime's own processes.
+func (h *Host) forwarded(ctx context.Context, p api.ForwardParams) (any, error) {
 	if err := h.reloadConfig(); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/runtime/route"
 	"github.com/codexhost/codexhost/runtime/watch"
 	"github.com/codexhost/codexhost/store"
 )
@@ -84,6 +85,8 @@ type Host struct {
 	supervision *supervision // supervised threads of continue (runtime/supervise.go)
 
 	node nodeState // this runtime as a paired node (runtime/node.go)
+
+	routes *route.Table // every runtime API method with its policy (runtime/routes.go)
 }
 
 // Open starts a runtime on opts.Home: store, config, harnesses and listeners. Serve must be
@@ -116,8 +119,10 @@ func newHost(opts Options) *Host {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	return &Host{opts: opts, runtimeToken: config.NewToken(), subs: map[int]func(api.Event){},
+	h := &Host{opts: opts, runtimeToken: config.NewToken(), subs: map[int]func(api.Event){},
 		promoted: make(chan error, 1)}
+	h.routes = h.newRoutes()
+	return h
 }
 
 // listen loads the config and starts the server with its TCP listener, which both roles have.
@@ -274,6 +279,10 @@ func (h *Host) Close() error {
 	return errors.Join(errs...)
 }
 
+func (h *Host) logf(format string, args ...any) {
+	fmt.Fprintf(h.opts.Log, format+"\n", args...)
+}
+
 func (h *Host) config() *config.Config {
 	h.cfgMu.Lock()
 	defer h.cfgMu.Unlock()
@@ -399,52 +408,18 @@ func delegationStatus(turnStatus string) string {
 	return ""
 }
 
-// Handle dispatches one authenticated request.
+// Handle dispatches one authenticated request through the routing table (runtime/routes.go).
+// A follower passes every request to the runtime holding the home, whose table decides.
 func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, params json.RawMessage) (any, error) {
 	if f := h.follower.Load(); f != nil {
 		return f.forward(ctx, caller, method, params)
 	}
-	if caller.Kind == api.CallerNode || method == api.MethodNodeDescribe || method == api.MethodNodeInvoke {
-		return h.handleNode(ctx, caller, method, params)
-	}
-	if api.IsCompatMethod(method) {
-		return h.handleCompat(ctx, caller, method, params)
-	}
-	switch method {
-	case api.MethodRuntimeForward:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.ForwardParams) (any, error) { return h.forwarded(ctx, caller, p) })
-	case api.MethodRuntimeInfo:
-		return api.RuntimeInfo{Version: h.opts.Version, Home: h.opts.Home, Endpoints: h.Endpoints(), Pid: os.Getpid()}, nil
-	case api.MethodHarnessList:
-		return h.HarnessList(), nil
-	case api.MethodDelegateStart:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.DelegateStartParams) (any, error) {
-			return h.DelegateStart(ctx, caller, p)
-		})
-	case api.MethodThreadRead:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadReadParams) (any, error) { return h.ThreadRead(ctx, p) })
-	case api.MethodThreadWait:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadWaitParams) (any, error) { return h.ThreadWait(ctx, p) })
-	case api.MethodThreadList:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadListParams) (any, error) { return h.ThreadList(ctx, caller, p) })
-	case api.MethodThreadSend:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadSendParams) (any, error) { return h.ThreadSend(ctx, caller, p) })
-	case api.MethodThreadWatch:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadWatchParams) (any, error) { return h.ThreadWatch(ctx, caller, p) })
-	case api.MethodThreadWatches:
-		return h.ThreadWatches(), nil
-	case api.MethodClientEvents:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.ClientEventsParams) (any, error) { return h.ClientEvents(caller, p) })
-	case api.MethodThreadCancel:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadCancelParams) (any, error) { return h.ThreadCancel(ctx, p) })
-	case api.MethodCatalogHosts, api.MethodCatalogSessions, api.MethodCatalogTranscript, api.MethodCatalogArchive:
-		return h.handleCatalog(ctx, caller, method, params)
-	case api.MethodCatalogContinue:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogContinueParams) (any, error) {
-			return h.CatalogContinue(ctx, caller, p)
-		})
-	}
-	return nil, fmt.Errorf("%w: %s", api.ErrUnknownMethod, method)
+	return h.routes.Dispatch(ctx, caller, method, params)
+}
+
+// Authorize checks a method the API server serves itself (events.subscribe) against its policy.
+func (h *Host) Authorize(caller api.Caller, method string) error {
+	return h.routes.Authorize(caller, method)
 }
 
 func decodeCall[P any](ctx context.Context, raw json.RawMessage, fn func(context.Context, P) (any, error)) (any, error) {

@@ -43,20 +43,6 @@ type nodeState struct {
 	env     []string        // environment of `codex exec resume` (the App Server's whitelist)
 }
 
-func (h *Host) handleNode(ctx context.Context, caller api.Caller, method string, params json.RawMessage) (any, error) {
-	if caller.Kind != api.CallerNode {
-		return nil, model.Errorf(model.CodePermissionDenied, "node methods are for paired gateways; make a node token with `codexhost node allow NAME`",
-			"%s needs a node token", method)
-	}
-	switch method {
-	case api.MethodNodeDescribe:
-		return api.NodeDescribeResult{Version: h.opts.Version, Commands: h.config().NodeAdvertised()}, nil
-	case api.MethodNodeInvoke:
-		return decodeCall(ctx, params, func(ctx context.Context, p api.NodeInvokeParams) (any, error) { return h.nodeInvoke(ctx, p) })
-	}
-	return nil, model.Errorf(model.CodePermissionDenied, "a node token calls node.describe and node.invoke only", "%s is not a node method", method)
-}
-
 func (h *Host) nodeInvoke(ctx context.Context, p api.NodeInvokeParams) (any, error) {
 	if !slices.Contains(h.config().NodeAdvertised(), p.Command) {
 		return nil, model.Errorf(model.CodeFailedPrecondition, "call node.describe for the commands this node offers",

@@ -68,16 +68,6 @@ func (h *Host) latestNodeTurn(id model.ThreadID) (catalog.NodeTurn, bool) {
 	return turn, ok
 }
 
-// authorizeNodeSend keeps the owner/admin check on every turn of a node-bound thread: the
-// caller must be allowed to continue that node's threads now, not only when it was bound.
-func (h *Host) authorizeNodeSend(caller api.Caller, id model.ThreadID) error {
-	sup, ok, err := h.supervision.sup.Supervision(id)
-	if err != nil || !ok || sup.Binding != model.BindingNodeSession {
-		return err
-	}
-	return h.authorizeCatalog(caller, api.MethodCatalogContinue, sup.Host)
-}
-
 // nodeSend starts one resumed turn on the node and returns its id at once; the turn's end
 // arrives as events, like any other turn's.
 func (h *Host) nodeSend(sup model.Supervision, text string) (string, error) {

@@ -251,6 +251,9 @@ type Handler interface {
 	// subscribed connection and waits for it, so it must register and return. fn never blocks
 	// and is safe to call from any goroutine, also after ctx ended (it then does nothing).
 	Subscribe(ctx context.Context, fn func(Event))
+	// Authorize checks a caller against the policy of a method the server serves itself
+	// (events.subscribe), so that every method's policy lives in the handler's one table.
+	Authorize(caller Caller, method string) error
 }
 
 // Fleet catalog: native Codex sessions per host. Operator methods; rows carry metadata only.

@@ -437,10 +437,8 @@ func (c *serverConn) handleLine(line []byte) bool {
 		c.write(encodeError(req.ID, rpcServerError, model.Errorf(model.CodeFailedPrecondition,
 			"authenticate once per connection", "this connection is already authenticated")))
 	case MethodEventsSubscribe:
-		if c.caller.Kind == CallerNode {
-			// A paired gateway reads metadata through node commands only.
-			c.write(encodeError(req.ID, rpcServerError, model.Errorf(model.CodePermissionDenied,
-				"a node token calls node.describe and node.invoke only", "%s is not a node method", req.Method)))
+		if err := c.s.authorize(c.caller, req.Method); err != nil {
+			c.write(encodeError(req.ID, rpcServerError, model.AsError(err)))
 			return true
 		}
 		c.goRequest(&req, c.subscribe)
@@ -482,6 +480,8 @@ func (c *serverConn) handleAuth(req *wireRequest) bool {
 	c.writeResult(req.ID, "auth", AuthResult{Caller: caller, Version: c.s.opts.Version})
 	return true
 }
+
+func (s *Server) authorize(caller Caller, method string) error { return s.h.Authorize(caller, method) }
 
 // goRequest runs one request in its own goroutine so a slow method (thread.wait) does not
 // hold up the others on the connection.

@@ -57,6 +57,9 @@ func (h *testHandler) Authenticate(token string) (Caller, bool) {
 	return Caller{}, false
 }
 
+// Authorize admits every caller to events.subscribe, as the runtime's table does.
+func (h *testHandler) Authorize(Caller, string) error { return nil }
+
 func (h *testHandler) Handle(ctx context.Context, caller Caller, method string, params json.RawMessage) (any, error) {
 	h.mu.Lock()
 	h.methods = append(h.methods, method)

@@ -55,6 +55,11 @@ func (n *testNode) Authenticate(token string) (api.Caller, bool) {
 
 func (n *testNode) Subscribe(ctx context.Context, fn func(api.Event)) {}
 
+// Authorize refuses the event stream: a node answers node commands only.
+func (n *testNode) Authorize(api.Caller, string) error {
+	return model.Errorf(model.CodePermissionDenied, "", "a node serves node commands only")
+}
+
 func (n *testNode) Handle(ctx context.Context, _ api.Caller, method string, params json.RawMessage) (any, error) {
 	if method == api.MethodNodeDescribe {
 		return api.NodeDescribeResult{Version: "test", Commands: n.commands}, nil

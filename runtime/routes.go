@@ -1,0 +1,176 @@
+package runtime
+
+import (
+	"context"
+	"os"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/catalog"
+	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/route"
+)
+
+// Policies of the runtime's own methods. Reading and waiting on any id is open to every
+// caller (a user-given id is the authorisation to observe a thread); the catalog is for
+// operators, with listing open to agents; node methods are for paired gateways alone.
+var (
+	forwardPolicy = &route.Policy{Clients: &route.ClientRule{}, OperatorOnly: true,
+		AgentHint: "only a runtime on the same home forwards requests"}
+	clientOnlyPolicy = &route.Policy{Clients: &route.ClientRule{},
+		AgentHint: "connect with the client's token (--client-token)"}
+	catalogListPolicy = &route.Policy{Agents: &route.AgentRule{}, Clients: &route.ClientRule{Scope: config.ScopeRead}}
+	// continueNodePolicy is what continuing (and every later turn of) a node's thread needs.
+	continueNodePolicy = route.Operator(config.ScopeAdmin, true)
+)
+
+// newRoutes builds the routing table: every runtime API method, once, with its policy.
+func (h *Host) newRoutes() *route.Table {
+	return route.NewTable(h.currentConfig, h.runtimeRoutes(), h.threadRoutes(), h.catalogRoutes(), h.compatRoutes(), h.nodeRoutes())
+}
+
+// currentConfig rereads config.toml when it changed (a stat otherwise), so grants and
+// switches take effect on the next call without a restart.
+func (h *Host) currentConfig() *config.Config {
+	if err := h.reloadConfig(); err != nil {
+		h.logf("config reload: %v", err)
+	}
+	return h.config()
+}
+
+func (h *Host) runtimeRoutes() []route.Route {
+	return []route.Route{
+		route.TransportRoute(api.MethodEventsSubscribe, route.Everyone),
+		route.Spec[api.ForwardParams]{Method: api.MethodRuntimeForward, Policy: forwardPolicy,
+			Call: func(ctx context.Context, env route.Env, p api.ForwardParams) (any, error) { return h.forwarded(ctx, p) }}.Route(),
+		route.Spec[struct{}]{Method: api.MethodRuntimeInfo, Policy: route.Everyone,
+			Call: func(context.Context, route.Env, struct{}) (any, error) {
+				return api.RuntimeInfo{Version: h.opts.Version, Home: h.opts.Home, Endpoints: h.Endpoints(), Pid: os.Getpid()}, nil
+			}}.Route(),
+		route.Spec[struct{}]{Method: api.MethodHarnessList, Policy: route.Everyone,
+			Call: func(context.Context, route.Env, struct{}) (any, error) { return h.HarnessList(), nil }}.Route(),
+	}
+}
+
+func (h *Host) threadRoutes() []route.Route {
+	return []route.Route{
+		route.Spec[api.DelegateStartParams]{Method: api.MethodDelegateStart, Policy: route.Everyone,
+			Call: func(ctx context.Context, env route.Env, p api.DelegateStartParams) (any, error) {
+				return h.DelegateStart(ctx, env.Caller, p)
+			}}.Route(),
+		route.Spec[api.ThreadReadParams]{Method: api.MethodThreadRead, Policy: route.Everyone,
+			Call: func(ctx context.Context, _ route.Env, p api.ThreadReadParams) (any, error) { return h.ThreadRead(ctx, p) }}.Route(),
+		route.Spec[api.ThreadWaitParams]{Method: api.MethodThreadWait, Policy: route.Everyone,
+			Call: func(ctx context.Context, _ route.Env, p api.ThreadWaitParams) (any, error) { return h.ThreadWait(ctx, p) }}.Route(),
+		route.Spec[api.ThreadListParams]{Method: api.MethodThreadList, Policy: route.Everyone,
+			Call: func(ctx context.Context, env route.Env, p api.ThreadListParams) (any, error) {
+				return h.ThreadList(ctx, env.Caller, p)
+			}}.Route(),
+		route.Spec[api.ThreadSendParams]{Method: api.MethodThreadSend, Policy: route.Everyone, Escalate: h.sendPolicy,
+			Call: func(ctx context.Context, env route.Env, p api.ThreadSendParams) (any, error) {
+				return h.ThreadSend(ctx, p)
+			}}.Route(),
+		route.Spec[api.ThreadCancelParams]{Method: api.MethodThreadCancel, Policy: route.Everyone,
+			Call: func(ctx context.Context, _ route.Env, p api.ThreadCancelParams) (any, error) { return h.ThreadCancel(ctx, p) }}.Route(),
+		route.Spec[api.ThreadWatchParams]{Method: api.MethodThreadWatch, Policy: route.Everyone,
+			Call: func(ctx context.Context, env route.Env, p api.ThreadWatchParams) (any, error) {
+				return h.ThreadWatch(ctx, env.Caller, p)
+			}}.Route(),
+		route.Spec[struct{}]{Method: api.MethodThreadWatches, Policy: route.Everyone,
+			Call: func(context.Context, route.Env, struct{}) (any, error) { return h.ThreadWatches(), nil }}.Route(),
+		route.Spec[api.ClientEventsParams]{Method: api.MethodClientEvents, Policy: clientOnlyPolicy,
+			Call: func(_ context.Context, env route.Env, p api.ClientEventsParams) (any, error) {
+				return h.ClientEvents(env.Caller, p)
+			}}.Route(),
+	}
+}
+
+// sendPolicy: a turn of a node-bound supervised thread resumes the node's session, so every
+// send needs what continuing that node's threads needs, now and not only when it was bound.
+func (h *Host) sendPolicy(_ context.Context, _ route.Env, p api.ThreadSendParams) (*route.Policy, error) {
+	id, err := parseThread(p.Thread)
+	if err != nil || h.supervision == nil {
+		return nil, nil
+	}
+	sup, ok, err := h.supervision.sup.Supervision(id)
+	if err != nil {
+		return nil, err
+	}
+	if ok && sup.Binding == model.BindingNodeSession {
+		return continueNodePolicy, nil
+	}
+	return nil, nil
+}
+
+func (h *Host) catalogRoutes() []route.Route {
+	return []route.Route{
+		route.Spec[struct{}]{Method: api.MethodCatalogHosts, Policy: catalogListPolicy,
+			Call: func(ctx context.Context, _ route.Env, _ struct{}) (any, error) {
+				cat, err := h.runningCatalog()
+				if err != nil {
+					return nil, err
+				}
+				return cat.Hosts(ctx), nil
+			}}.Route(),
+		route.Spec[api.CatalogSessionsParams]{Method: api.MethodCatalogSessions, Policy: catalogListPolicy, Call: h.catalogSessions}.Route(),
+		route.Spec[api.CatalogTranscriptParams]{Method: api.MethodCatalogTranscript, Policy: route.Operator(config.ScopeRead, false),
+			Call: func(ctx context.Context, _ route.Env, p api.CatalogTranscriptParams) (any, error) {
+				cat, err := h.runningCatalog()
+				if err != nil {
+					return nil, err
+				}
+				return cat.Transcript(ctx, p)
+			}}.Route(),
+		route.Spec[api.CatalogArchiveParams]{Method: api.MethodCatalogArchive, Policy: route.Operator(config.ScopeWrite, true),
+			Call: func(ctx context.Context, _ route.Env, p api.CatalogArchiveParams) (any, error) {
+				cat, err := h.runningCatalog()
+				if err != nil {
+					return nil, err
+				}
+				return cat.Archive(ctx, p)
+			}}.Route(),
+		route.Spec[api.CatalogContinueParams]{Method: api.MethodCatalogContinue, Policy: route.Operator(config.ScopeWrite, true),
+			Escalate: func(_ context.Context, _ route.Env, p api.CatalogContinueParams) (*route.Policy, error) {
+				if catalog.IsNodeHost(p.Host) {
+					return continueNodePolicy, nil
+				}
+				return nil, nil
+			},
+			Call: func(ctx context.Context, _ route.Env, p api.CatalogContinueParams) (any, error) {
+				return h.CatalogContinue(ctx, p)
+			}}.Route(),
+	}
+}
+
+func (h *Host) runningCatalog() (*catalog.Catalog, error) {
+	if h.catalog == nil {
+		return nil, model.Errorf(model.CodeFailedPrecondition, "restart the runtime", "the catalog is not running")
+	}
+	return h.catalog, nil
+}
+
+func (h *Host) catalogSessions(ctx context.Context, _ route.Env, p api.CatalogSessionsParams) (any, error) {
+	cat, err := h.runningCatalog()
+	if err != nil {
+		return nil, err
+	}
+	var settled func(api.CatalogHostSessions)
+	if p.Progress {
+		// Each host's page goes to this caller alone, as soon as the host settles.
+		settled = func(hs api.CatalogHostSessions) {
+			api.Notify(ctx, api.Event{Type: api.EventCatalogHost, Catalog: &hs})
+		}
+	}
+	return cat.List(ctx, p, settled)
+}
+
+func (h *Host) nodeRoutes() []route.Route {
+	return []route.Route{
+		route.Spec[struct{}]{Method: api.MethodNodeDescribe, Policy: route.NodesOnly,
+			Call: func(context.Context, route.Env, struct{}) (any, error) {
+				return api.NodeDescribeResult{Version: h.opts.Version, Commands: h.config().NodeAdvertised()}, nil
+			}}.Route(),
+		route.Spec[api.NodeInvokeParams]{Method: api.MethodNodeInvoke, Policy: route.NodesOnly,
+			Call: func(ctx context.Context, _ route.Env, p api.NodeInvokeParams) (any, error) { return h.nodeInvoke(ctx, p) }}.Route(),
+	}
+}
