@@ -59,9 +59,13 @@ func (h *Host) threadRoutes() []route.Route {
 				return h.DelegateStart(ctx, env.Caller, p)
 			}}.Route(),
 		route.Spec[api.ThreadReadParams]{Method: api.MethodThreadRead, Policy: route.Everyone,
-			Call: func(ctx context.Context, _ route.Env, p api.ThreadReadParams) (any, error) { return h.ThreadRead(ctx, p) }}.Route(),
+			Call: func(ctx context.Context, _ route.Env, p api.ThreadReadParams) (any, error) {
+				return h.ThreadRead(ctx, p)
+			}}.Route(),
 		route.Spec[api.ThreadWaitParams]{Method: api.MethodThreadWait, Policy: route.Everyone,
-			Call: func(ctx context.Context, _ route.Env, p api.ThreadWaitParams) (any, error) { return h.ThreadWait(ctx, p) }}.Route(),
+			Call: func(ctx context.Context, _ route.Env, p api.ThreadWaitParams) (any, error) {
+				return h.ThreadWait(ctx, p)
+			}}.Route(),
 		route.Spec[api.ThreadListParams]{Method: api.MethodThreadList, Policy: route.Everyone,
 			Call: func(ctx context.Context, env route.Env, p api.ThreadListParams) (any, error) {
 				return h.ThreadList(ctx, env.Caller, p)
@@ -71,7 +75,9 @@ func (h *Host) threadRoutes() []route.Route {
 				return h.ThreadSend(ctx, p)
 			}}.Route(),
 		route.Spec[api.ThreadCancelParams]{Method: api.MethodThreadCancel, Policy: route.Everyone,
-			Call: func(ctx context.Context, _ route.Env, p api.ThreadCancelParams) (any, error) { return h.ThreadCancel(ctx, p) }}.Route(),
+			Call: func(ctx context.Context, _ route.Env, p api.ThreadCancelParams) (any, error) {
+				return h.ThreadCancel(ctx, p)
+			}}.Route(),
 		route.Spec[api.ThreadWatchParams]{Method: api.MethodThreadWatch, Policy: route.Everyone,
 			Call: func(ctx context.Context, env route.Env, p api.ThreadWatchParams) (any, error) {
 				return h.ThreadWatch(ctx, env.Caller, p)
@@ -171,6 +177,8 @@ func (h *Host) nodeRoutes() []route.Route {
 				return api.NodeDescribeResult{Version: h.opts.Version, Commands: h.config().NodeAdvertised()}, nil
 			}}.Route(),
 		route.Spec[api.NodeInvokeParams]{Method: api.MethodNodeInvoke, Policy: route.NodesOnly,
-			Call: func(ctx context.Context, _ route.Env, p api.NodeInvokeParams) (any, error) { return h.nodeInvoke(ctx, p) }}.Route(),
+			Call: func(ctx context.Context, _ route.Env, p api.NodeInvokeParams) (any, error) {
+				return h.nodeInvoke(ctx, p)
+			}}.Route(),
 	}
 }
