@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"os"
+	"strings"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
@@ -78,7 +79,7 @@ func (h *Host) threadRoutes() []route.Route {
 			Call: func(ctx context.Context, _ route.Env, p api.ThreadCancelParams) (any, error) {
 				return h.ThreadCancel(ctx, p)
 			}}.Route(),
-		route.Spec[api.ThreadWatchParams]{Method: api.MethodThreadWatch, Policy: route.Everyone,
+		route.Spec[api.ThreadWatchParams]{Method: api.MethodThreadWatch, Policy: route.Everyone, Escalate: watchPolicy,
 			Call: func(ctx context.Context, env route.Env, p api.ThreadWatchParams) (any, error) {
 				return h.ThreadWatch(ctx, env.Caller, p)
 			}}.Route(),
@@ -106,6 +107,16 @@ func (h *Host) sendPolicy(_ context.Context, _ route.Env, p api.ThreadSendParams
 		return continueNodePolicy, nil
 	}
 	return nil, nil
+}
+
+// watchPolicy: notifications to a client go only to that client asking for itself.
+func watchPolicy(_ context.Context, _ route.Env, p api.ThreadWatchParams) (*route.Policy, error) {
+	name, ok := strings.CutPrefix(p.Notify, model.ClientRecipientPrefix)
+	if !ok {
+		return nil, nil
+	}
+	return &route.Policy{Clients: &route.ClientRule{}, OnlyClient: name,
+		ClientHint: "a client can only ask for notifications to itself: use --notify client:<your name> through your own token"}, nil
 }
 
 func (h *Host) catalogRoutes() []route.Route {

@@ -16,6 +16,9 @@ type Policy struct {
 	Nodes bool
 	// OperatorOnly narrows Clients to the home's operator client, whose token owns the home.
 	OperatorOnly bool
+	// OnlyClient narrows Clients to one named client (a client acting on its own behalf),
+	// refused with ClientHint.
+	OnlyClient, ClientHint string
 	// Hint overrides the fix named in a refusal of agents (an operator method, say).
 	AgentHint string
 }
@@ -64,6 +67,9 @@ func (p *Policy) Check(env Env, method string) error {
 }
 
 func (p *Policy) checkAgent(env Env, method string) error {
+	if p.OnlyClient != "" {
+		return model.Errorf(model.CodePermissionDenied, p.ClientHint, "client:%s is not the calling client", p.OnlyClient)
+	}
 	if p.Agents == nil {
 		return model.Errorf(model.CodePermissionDenied, p.refusalHint(), "%s is not open to agents", method)
 	}
@@ -88,6 +94,9 @@ func (p *Policy) checkClient(env Env, method string) error {
 	if p.OperatorOnly && name != config.OperatorClient {
 		return model.Errorf(model.CodePermissionDenied, "run it as the operator on the runtime's own machine",
 			"%s is reserved for the home's operator client", method)
+	}
+	if p.OnlyClient != "" && name != p.OnlyClient {
+		return model.Errorf(model.CodePermissionDenied, p.ClientHint, "client:%s is not the calling client", p.OnlyClient)
 	}
 	r := p.Clients
 	if r == nil {
