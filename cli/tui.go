@@ -89,7 +89,7 @@ func runTUI(cmd *cobra.Command, f tuiFlags) error {
 	}
 	cwd, _ := os.Getwd()
 	app := ui.New(ui.Options{
-		Context: ctx, Runtime: sess, Lineage: sess.lineage, Keys: km, Styles: themes.New(r, pal), Profile: r.ColorProfile(),
+		Context: ctx, Runtime: sess, Keys: km, Styles: themes.New(r, pal), Profile: r.ColorProfile(),
 		Endpoint: sess.endpoint(), Client: sess.clientName(), Cwd: cwd,
 		Timeout: 15 * time.Second, Grace: 400 * time.Millisecond, Debounce: 120 * time.Millisecond, Reconcile: ui.ReconcileEvery,
 	})
@@ -315,23 +315,6 @@ func (s *operatorSession) subscribe(ctx context.Context) (<-chan api.Event, erro
 		return nil, model.Errorf(model.CodeRuntimeUnreachable, "", "not connected to the runtime")
 	}
 	return c.Events(ctx)
-}
-
-// lineage is the lineage command's walk over this connection.
-func (s *operatorSession) lineage(ctx context.Context, thread string) (ui.Lineage, error) {
-	res, err := readLineage(ctx, s.Call, thread, maxLineageNodes)
-	if err != nil {
-		return ui.Lineage{}, err
-	}
-	out := ui.Lineage{Focus: res.Focus, Root: res.Root, Truncated: res.Truncated}
-	for _, n := range res.Nodes {
-		ln := ui.LineageNode{Thread: n.Thread, Parent: n.Parent, Children: n.Children}
-		if n.Error != nil {
-			ln.Err = n.Error.Message
-		}
-		out.Nodes = append(out.Nodes, ln)
-	}
-	return out, nil
 }
 
 // relay hands runtime events to the app until ctx ends. When the stream ends (the runtime

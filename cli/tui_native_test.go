@@ -143,7 +143,7 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 	r.SetColorProfile(termenv.Ascii)
 	km := keymap.Default()
 	const grace = 300 * time.Millisecond
-	app := ui.New(ui.Options{Context: ctx, Runtime: s, Lineage: s.lineage, Keys: km, Styles: themes.New(r, themes.Dark()),
+	app := ui.New(ui.Options{Context: ctx, Runtime: s, Keys: km, Styles: themes.New(r, themes.Dark()),
 		Profile: termenv.Ascii, Endpoint: s.endpoint(), Client: s.clientName(), Cwd: t.TempDir(), Timeout: 20 * time.Second,
 		Location: time.UTC, Grace: grace})
 	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(150, 45))

@@ -172,7 +172,7 @@ func TestLineageCommandWalksFromTheRootToTheLeaves(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("lineage: %d %s", code, errOut)
 	}
-	var res lineageResult
+	var res api.ThreadLineageResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestLineageCommandWalksFromTheRootToTheLeaves(t *testing.T) {
 			t.Fatalf("%s comes before its parent", n.Thread.ID)
 		}
 	}
-	byID := func(id string) lineageNode { return res.Nodes[pos[id]] }
+	byID := func(id string) api.LineageNode { return res.Nodes[pos[id]] }
 	if got := byID(root).Children; len(got) != 2 || got[0] != child || got[1] != sibling {
 		t.Fatalf("root's children %v", got)
 	}
@@ -232,7 +232,7 @@ func TestTerminalAppDrivesARealRuntime(t *testing.T) {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	km := keymap.Default()
-	app := ui.New(ui.Options{Context: ctx, Runtime: s, Lineage: s.lineage, Keys: km, Styles: themes.New(r, themes.Dark()),
+	app := ui.New(ui.Options{Context: ctx, Runtime: s, Keys: km, Styles: themes.New(r, themes.Dark()),
 		Profile: termenv.Ascii, Endpoint: s.endpoint(), Client: s.clientName(), Cwd: work, Timeout: 10 * time.Second, Location: time.UTC})
 	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(130, 40))
 	go func() {

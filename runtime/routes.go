@@ -9,6 +9,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/lineage"
 	"github.com/codexhost/codexhost/runtime/route"
 )
 
@@ -82,6 +83,10 @@ func (h *Host) threadRoutes() []route.Route {
 		route.Spec[api.ThreadWatchParams]{Method: api.MethodThreadWatch, Policy: route.Everyone, Escalate: watchPolicy,
 			Call: func(ctx context.Context, env route.Env, p api.ThreadWatchParams) (any, error) {
 				return h.ThreadWatch(ctx, env.Caller, p)
+			}}.Route(),
+		route.Spec[api.ThreadLineageParams]{Method: api.MethodThreadLineage, Policy: route.Everyone,
+			Call: func(ctx context.Context, env route.Env, p api.ThreadLineageParams) (any, error) {
+				return lineage.Walk(ctx, lineageSource{h: h, caller: env.Caller}, p.Thread, p.MaxNodes)
 			}}.Route(),
 		route.Spec[struct{}]{Method: api.MethodThreadWatches, Policy: route.Everyone,
 			Call: func(context.Context, route.Env, struct{}) (any, error) { return h.ThreadWatches(), nil }}.Route(),
@@ -192,4 +197,20 @@ func (h *Host) nodeRoutes() []route.Route {
 				return h.nodeInvoke(ctx, p)
 			}}.Route(),
 	}
+}
+
+// lineageSource reads a lineage as the caller would with thread.read and thread.list.
+type lineageSource struct {
+	h      *Host
+	caller api.Caller
+}
+
+func (s lineageSource) Read(ctx context.Context, id string) (model.ThreadInfo, error) {
+	res, err := s.h.ThreadRead(ctx, api.ThreadReadParams{Thread: id})
+	return res.Thread, err
+}
+
+func (s lineageSource) Children(ctx context.Context, parent, cursor string) ([]model.ThreadInfo, string, error) {
+	res, err := s.h.ThreadList(ctx, s.caller, api.ThreadListParams{Parent: parent, AnyCwd: true, Sort: "created-asc", Limit: model.MaxPageLimit, Cursor: cursor})
+	return res.Threads, res.NextCursor, err
 }

@@ -59,6 +59,7 @@ func permissionTable() []permissionCase {
 		{api.MethodThreadCancel, api.ThreadCancelParams{Thread: missing}, notNode},
 		{api.MethodThreadWatch, api.ThreadWatchParams{Thread: missing}, notNode},
 		{api.MethodThreadWatches, nil, notNode},
+		{api.MethodThreadLineage, api.ThreadLineageParams{Thread: missing}, notNode},
 		{api.MethodClientEvents, api.ClientEventsParams{}, clientsAll},
 		{api.MethodCatalogHosts, nil, listers},
 		{api.MethodCatalogSessions, api.CatalogSessionsParams{}, listers},

@@ -78,7 +78,7 @@ func New(o Options) *App {
 		o.Timeout = 15 * time.Second
 	}
 	keys, st := o.Keys, o.Styles
-	c := &common{ctx: o.Context, rt: o.Runtime, lineage: o.Lineage, keys: &keys, st: &st, profile: o.Profile,
+	c := &common{ctx: o.Context, rt: o.Runtime, keys: &keys, st: &st, profile: o.Profile,
 		now: o.Now, timeout: o.Timeout, grace: o.Grace, debounce: o.Debounce, reconcile: o.Reconcile, client: o.Client, cwd: o.Cwd, plain: o.Plain, loc: o.Location}
 	a := &App{c: c, detail: paneTranscript}
 	a.fleet = newFleetPane(c)

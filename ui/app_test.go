@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -477,12 +476,11 @@ func TestLineageOfANodeSessionSaysWhereItIsKept(t *testing.T) {
 			{ID: idA, Title: "a node session", Status: model.ThreadIdle, UpdatedAt: epoch}}}}}, nil
 	})
 	lineageCalls := 0
-	a := newTestApp(t, rt, 130, 34, func(o *Options) {
-		o.Lineage = func(context.Context, string) (Lineage, error) {
-			lineageCalls++
-			return Lineage{}, errors.New("no thread")
-		}
+	rt.on(api.MethodThreadLineage, func(json.RawMessage) (any, error) {
+		lineageCalls++
+		return nil, errors.New("no thread")
 	})
+	a := newTestApp(t, rt, 130, 34)
 	a.clk.advance(time.Second)
 	a.send(selectSettledMsg{seq: a.fleet.selSeq})
 	mustContain(t, a.lineage.View(), "paired node node:lab")

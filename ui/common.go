@@ -24,9 +24,6 @@ type Runtime interface {
 	Call(ctx context.Context, method string, params, out any) error
 }
 
-// LineageFunc reads the delegation tree around a thread (the `lineage` command's walk).
-type LineageFunc func(ctx context.Context, thread string) (Lineage, error)
-
 // Lineage is the delegation tree around Focus, root first, parents before their children.
 type Lineage struct {
 	Focus     string
@@ -47,7 +44,6 @@ type LineageNode struct {
 type Options struct {
 	Context  context.Context // ends every runtime call when the app stops
 	Runtime  Runtime
-	Lineage  LineageFunc
 	Keys     keymap.KeyMap
 	Styles   themes.Styles
 	Profile  termenv.Profile // colour profile of markdown output
@@ -66,11 +62,10 @@ type Options struct {
 }
 
 // common is what every pane shares, by pointer. Commands capture values they need when they
-// are built; the only fields they read later (ctx, rt, lineage, timeout) never change.
+// are built; the only fields they read later (ctx, rt, timeout) never change.
 type common struct {
 	ctx      context.Context
 	rt       Runtime
-	lineage  LineageFunc
 	keys     *keymap.KeyMap
 	st       *themes.Styles
 	profile  termenv.Profile

@@ -110,7 +110,7 @@ func TestFleetShowsEachHostsRowsAsSoonAsItSettles(t *testing.T) {
 	km := keymap.Default()
 	clk := &clock{t: epoch}
 	ta := &testApp{App: New(Options{Runtime: pf, Keys: km, Styles: asciiStyles(), Profile: termenv.Ascii, Endpoint: "unix:///home/runtime.sock",
-		Client: "local", Cwd: "/work", Now: clk.now, Timeout: pumpWait, Lineage: fakeLineage(rt), Location: time.UTC}), t: t, rt: rt, clk: clk, km: km}
+		Client: "local", Cwd: "/work", Now: clk.now, Timeout: pumpWait, Location: time.UTC}), t: t, rt: rt, clk: clk, km: km}
 	ta.send(tea.WindowSizeMsg{Width: 130, Height: 34})
 	p := &pump{t: t, ta: ta, msgs: make(chan tea.Msg, 64)}
 	p.exec(ta.Init())
@@ -245,7 +245,7 @@ func TestFleetKeepsTheRuntimesHostOrder(t *testing.T) {
 	km := keymap.Default()
 	clk := &clock{t: epoch}
 	ta := &testApp{App: New(Options{Runtime: pf, Keys: km, Styles: asciiStyles(), Profile: termenv.Ascii, Endpoint: "unix:///home/runtime.sock",
-		Client: "local", Cwd: "/work", Now: clk.now, Timeout: pumpWait, Lineage: fakeLineage(rt), Location: time.UTC}), t: t, rt: rt, clk: clk, km: km}
+		Client: "local", Cwd: "/work", Now: clk.now, Timeout: pumpWait, Location: time.UTC}), t: t, rt: rt, clk: clk, km: km}
 	ta.send(tea.WindowSizeMsg{Width: 130, Height: 34})
 	p := &pump{t: t, ta: ta, msgs: make(chan tea.Msg, 64)}
 	p.exec(ta.Init())

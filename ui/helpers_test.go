@@ -34,7 +34,7 @@ type call struct {
 }
 
 func newFake() *fakeRuntime {
-	return &fakeRuntime{handlers: map[string]func(json.RawMessage) (any, error){}}
+	return &fakeRuntime{handlers: map[string]func(json.RawMessage) (any, error){api.MethodThreadLineage: fakeLineage}}
 }
 
 func (f *fakeRuntime) on(method string, h func(params json.RawMessage) (any, error)) {
@@ -107,7 +107,7 @@ func newTestApp(t testing.TB, rt *fakeRuntime, w, h int, opts ...func(*Options))
 	km := keymap.Default()
 	o := Options{Runtime: rt, Keys: km, Styles: asciiStyles(), Profile: termenv.Ascii, Endpoint: "unix:///home/runtime.sock",
 		Client: "local", Cwd: "/work", Now: clk.now, Timeout: time.Second, Grace: 400 * time.Millisecond,
-		Lineage: fakeLineage(rt), Location: time.UTC}
+		Location: time.UTC}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -274,22 +274,21 @@ func transcriptFixture(thread, cursor string) api.CatalogTranscriptResult {
 }
 
 // fakeLineage builds a small tree: idShell delegated idChild, which is the focus's family.
-func fakeLineage(rt *fakeRuntime) LineageFunc {
-	return func(ctx context.Context, thread string) (Lineage, error) {
-		if err := rt.Call(ctx, "lineage", map[string]string{"thread": thread}, nil); err != nil && !strings.Contains(err.Error(), "no fake") {
-			return Lineage{}, err
-		}
-		root := model.ThreadInfo{ID: idShell, Harness: "shell", Status: model.ThreadIdle, Refs: []string{"https://example.com/issue/1"}}
-		child := model.ThreadInfo{ID: idChild, Harness: "codex", Status: model.ThreadActive, Title: "child task"}
-		lin := Lineage{Focus: thread, Root: idShell, Nodes: []LineageNode{
-			{Thread: root, Children: []string{idChild}},
-			{Thread: child, Parent: idShell, Children: []string{}},
-		}}
-		if thread != idShell && thread != idChild {
-			lin = Lineage{Focus: thread, Root: thread, Nodes: []LineageNode{{Thread: model.ThreadInfo{ID: thread, Harness: "codex", Status: model.ThreadIdle}}}}
-		}
-		return lin, nil
+// fakeLineage answers thread.lineage: a shell root with one codex child, or the thread alone.
+func fakeLineage(raw json.RawMessage) (any, error) {
+	var p api.ThreadLineageParams
+	_ = json.Unmarshal(raw, &p)
+	thread := p.Thread
+	root := model.ThreadInfo{ID: idShell, Harness: "shell", Status: model.ThreadIdle, Refs: []string{"https://example.com/issue/1"}}
+	child := model.ThreadInfo{ID: idChild, Harness: "codex", Status: model.ThreadActive, Title: "child task"}
+	lin := api.ThreadLineageResult{Focus: thread, Root: idShell, Nodes: []api.LineageNode{
+		{Thread: root, Children: []string{idChild}},
+		{Thread: child, Parent: idShell, Children: []string{}},
+	}}
+	if thread != idShell && thread != idChild {
+		lin = api.ThreadLineageResult{Focus: thread, Root: thread, Nodes: []api.LineageNode{{Thread: model.ThreadInfo{ID: thread, Harness: "codex", Status: model.ThreadIdle}}}}
 	}
+	return lin, nil
 }
 
 func keyOf(b key.Binding) tea.KeyMsg { return keymap.MustMsg(b.Keys()[0]) }

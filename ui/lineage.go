@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -146,7 +145,7 @@ func (l *lineagePane) Show(ref threadRef) tea.Cmd {
 }
 
 func (l *lineagePane) reload() tea.Cmd {
-	if !l.has || l.c.lineage == nil {
+	if !l.has {
 		return nil
 	}
 	if l.loading {
@@ -157,11 +156,9 @@ func (l *lineagePane) reload() tea.Cmd {
 	l.loading = true
 	seq, id, c := l.seq, l.ref.ID, l.c
 	return func() tea.Msg {
-		// The walk makes one call per node; it gets a few timeouts' worth in all.
-		ctx, cancel := context.WithTimeout(c.ctx, 3*c.timeout)
-		defer cancel()
-		lin, err := c.lineage(ctx, id)
-		return lineageLoadedMsg{seq: seq, thread: id, lin: lin, err: err}
+		var res api.ThreadLineageResult
+		err := c.call(api.MethodThreadLineage, api.ThreadLineageParams{Thread: id}, &res)
+		return lineageLoadedMsg{seq: seq, thread: id, lin: lineageOf(res), err: err}
 	}
 }
 
@@ -405,4 +402,17 @@ func (l *lineagePane) footer() string {
 		parts = append(parts, "tree cut short")
 	}
 	return st.Muted.Render(ansi.Truncate(strings.Join(parts, " · "), l.w, "…"))
+}
+
+// lineageOf is the pane's view of the runtime's tree.
+func lineageOf(res api.ThreadLineageResult) Lineage {
+	out := Lineage{Focus: res.Focus, Root: res.Root, Truncated: res.Truncated}
+	for _, n := range res.Nodes {
+		ln := LineageNode{Thread: n.Thread, Parent: n.Parent, Children: n.Children}
+		if n.Error != nil {
+			ln.Err = n.Error.Message
+		}
+		out.Nodes = append(out.Nodes, ln)
+	}
+	return out
 }

@@ -79,9 +79,9 @@ func TestLineageGrowsWhenADelegationStarts(t *testing.T) {
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
 	a.press(a.km.List.Bottom)
-	n := len(callsTo[map[string]string](rt, "lineage"))
+	n := len(callsTo[map[string]string](rt, api.MethodThreadLineage))
 	a.send(threadChangedMsg{id: "99999999-2222-4333-8444-666666666666", created: true, parent: idShell})
-	if m := len(callsTo[map[string]string](rt, "lineage")); m != n+1 {
+	if m := len(callsTo[map[string]string](rt, api.MethodThreadLineage)); m != n+1 {
 		t.Fatalf("a delegation from a thread in the tree did not reload it (%d -> %d)", n, m)
 	}
 }

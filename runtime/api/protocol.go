@@ -421,3 +421,36 @@ type CatalogBranchHistory struct {
 	Truncated    int  `json:"truncated"`
 	OlderOmitted bool `json:"olderOmitted"`
 }
+
+// MethodThreadLineage reads the delegation tree around a thread in one call.
+const MethodThreadLineage = "thread.lineage"
+
+// Lineage bounds: the climb to the root and the threads of one answer.
+const (
+	LineageMaxDepth = 64
+	LineageMaxNodes = 2000
+)
+
+// ThreadLineageParams asks for the tree around Thread; MaxNodes 0 means LineageMaxNodes.
+type ThreadLineageParams struct {
+	Thread   string `json:"thread"`
+	MaxNodes int    `json:"maxNodes,omitempty"`
+}
+
+// LineageNode is one thread of a delegation tree. A thread that cannot be read (a parent
+// whose harness is gone, say) keeps its place with its id and the error.
+type LineageNode struct {
+	Thread   model.ThreadInfo `json:"thread"`
+	Parent   string           `json:"parent,omitempty"`
+	Children []string         `json:"children"`
+	Error    *model.Error     `json:"error,omitempty"`
+}
+
+// ThreadLineageResult is the tree around Focus: Nodes root first, every parent before its
+// children. Truncated says the walk stopped at a bound (depth or node count).
+type ThreadLineageResult struct {
+	Focus     string        `json:"focus"`
+	Root      string        `json:"root"`
+	Nodes     []LineageNode `json:"nodes"`
+	Truncated bool          `json:"truncated"`
+}
