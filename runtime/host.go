@@ -23,6 +23,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/runtime/nodeserve"
 	"github.com/codexhost/codexhost/runtime/route"
 	"github.com/codexhost/codexhost/runtime/watch"
 	"github.com/codexhost/codexhost/store"
@@ -84,7 +85,7 @@ type Host struct {
 
 	supervision *supervision // supervised threads of continue (runtime/supervise.go)
 
-	node nodeState // this runtime as a paired node (runtime/node.go)
+	node *nodeserve.Server // this runtime as a paired node
 
 	routes *route.Table // every runtime API method with its policy (runtime/routes.go)
 }
@@ -121,6 +122,8 @@ func newHost(opts Options) *Host {
 	}
 	h := &Host{opts: opts, runtimeToken: config.NewToken(), subs: map[int]func(api.Event){},
 		promoted: make(chan error, 1)}
+	h.node = nodeserve.New(nodeserve.Options{Native: nativeOfHost{h}, Config: h.config, Lookup: envLookup(opts.Environ),
+		Home: opts.Home, Version: opts.Version, Now: opts.Now})
 	h.routes = h.newRoutes()
 	return h
 }
@@ -169,9 +172,7 @@ func (h *Host) startHarnesses(endpoint string) error {
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
 		return err
 	}
-	h.node.mu.Lock()
-	h.node.env = harness.BaseEnv(h.opts.Environ, cfg.AppServer.Passthrough)
-	h.node.mu.Unlock()
+	h.node.SetEnv(harness.BaseEnv(h.opts.Environ, cfg.AppServer.Passthrough))
 	codexBin := cfg.CodexBin
 	h.native = harness.NewNative(harness.NativeOptions{
 		Start: func(ctx context.Context) (*appserver.Client, error) {
@@ -422,16 +423,6 @@ func (h *Host) Authorize(caller api.Caller, method string) error {
 	return h.routes.Authorize(caller, method)
 }
 
-func decodeCall[P any](ctx context.Context, raw json.RawMessage, fn func(context.Context, P) (any, error)) (any, error) {
-	var p P
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return nil, model.Errorf(model.CodeInvalidArgument, "check the request fields", "malformed parameters: %v", err)
-		}
-	}
-	return fn(ctx, p)
-}
-
 // HarnessList lists the registered harnesses, native first.
 func (h *Host) HarnessList() api.HarnessListResult {
 	var out api.HarnessListResult
@@ -489,4 +480,21 @@ func (k *keyedMutex) Lock(key string) func() {
 		}
 		k.mu.Unlock()
 	}
+}
+
+// nativeOfHost reaches the native harness, which exists once the host holds the store.
+type nativeOfHost struct{ h *Host }
+
+func (n nativeOfHost) Client(ctx context.Context) (*appserver.Client, error) {
+	if n.h.native == nil {
+		return nil, model.Errorf(model.CodeAppServerUnavailable, "retry once the runtime holds its home", "the native harness is not running")
+	}
+	return n.h.native.Client(ctx)
+}
+
+func (n nativeOfHost) Active() []model.ThreadID {
+	if n.h.native == nil {
+		return nil
+	}
+	return n.h.native.Active()
 }

@@ -28,7 +28,7 @@ var (
 
 // newRoutes builds the routing table: every runtime API method, once, with its policy.
 func (h *Host) newRoutes() *route.Table {
-	return route.NewTable(h.currentConfig, h.runtimeRoutes(), h.threadRoutes(), h.catalogRoutes(), h.compatRoutes(), h.nodeRoutes())
+	return route.NewTable(h.currentConfig, h.runtimeRoutes(), h.threadRoutes(), h.catalogRoutes(), h.compatRoutes(), h.node.Routes())
 }
 
 // currentConfig rereads config.toml when it changed (a stat otherwise), so grants and
@@ -184,19 +184,6 @@ func (h *Host) catalogSessions(ctx context.Context, _ route.Env, p api.CatalogSe
 		}
 	}
 	return cat.List(ctx, p, settled)
-}
-
-func (h *Host) nodeRoutes() []route.Route {
-	return []route.Route{
-		route.Spec[struct{}]{Method: api.MethodNodeDescribe, Policy: route.NodesOnly,
-			Call: func(context.Context, route.Env, struct{}) (any, error) {
-				return api.NodeDescribeResult{Version: h.opts.Version, Commands: h.config().NodeAdvertised()}, nil
-			}}.Route(),
-		route.Spec[api.NodeInvokeParams]{Method: api.MethodNodeInvoke, Policy: route.NodesOnly,
-			Call: func(ctx context.Context, _ route.Env, p api.NodeInvokeParams) (any, error) {
-				return h.nodeInvoke(ctx, p)
-			}}.Route(),
-	}
 }
 
 // lineageSource reads a lineage as the caller would with thread.read and thread.list.

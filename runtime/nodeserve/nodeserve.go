@@ -1,4 +1,8 @@
-package runtime
+// Package nodeserve is what this runtime answers as a paired node: a gateway that holds a
+// node token of this runtime (a client marked node in config.toml) reads this machine's
+// Codex sessions through versioned commands and, when it is allowed to, resumes one with
+// `codex exec resume`. A node token reaches nothing else of this runtime.
+package nodeserve
 
 import (
 	"context"
@@ -18,13 +22,10 @@ import (
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/catalog"
+	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/runtime/route"
 )
-
-// The node side of pairing: a gateway that holds a node token of this runtime (a client
-// marked node in config.toml) reads this machine's Codex sessions through versioned commands
-// and, when it is allowed to, resumes one with `codex exec resume`. A node token reaches
-// nothing else of this runtime.
 
 // Node command limits.
 const (
@@ -36,25 +37,76 @@ const (
 	nodeFinalBytes    = 4 << 20 // final text read back from codex exec
 )
 
-// nodeState is what the node side keeps between calls.
-type nodeState struct {
+// Native is the App Server this node reads, and the threads it runs a turn on now.
+type Native interface {
+	Client(ctx context.Context) (*appserver.Client, error)
+	Active() []model.ThreadID
+}
+
+// Options are the node's narrow dependencies.
+type Options struct {
+	Native  Native
+	Config  func() *config.Config // NodeAdvertised, CodexBin
+	Lookup  func(string) string   // the runtime's environment, to locate codex
+	Home    string
+	Version string
+	Now     func() time.Time
+}
+
+// Server answers node.describe and node.invoke.
+type Server struct {
+	opts Options
+
 	mu      sync.Mutex
 	resumes map[string]bool // threads a resume runs on: overlapping resumes of one thread are refused
 	env     []string        // environment of `codex exec resume` (the App Server's whitelist)
 }
 
-func (h *Host) nodeInvoke(ctx context.Context, p api.NodeInvokeParams) (any, error) {
-	if !slices.Contains(h.config().NodeAdvertised(), p.Command) {
+// New makes the node side of a runtime.
+func New(opts Options) *Server { return &Server{opts: opts, resumes: map[string]bool{}} }
+
+// SetEnv sets the environment of `codex exec resume`: the App Server's whitelist, known once
+// the harnesses start.
+func (h *Server) SetEnv(env []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.env = env
+}
+
+// Routes are the node methods, for node tokens alone.
+func (h *Server) Routes() []route.Route {
+	return []route.Route{
+		route.Spec[struct{}]{Method: api.MethodNodeDescribe, Policy: route.NodesOnly,
+			Call: func(context.Context, route.Env, struct{}) (any, error) {
+				return api.NodeDescribeResult{Version: h.opts.Version, Commands: h.opts.Config().NodeAdvertised()}, nil
+			}}.Route(),
+		route.Spec[api.NodeInvokeParams]{Method: api.MethodNodeInvoke, Policy: route.NodesOnly,
+			Call: func(ctx context.Context, _ route.Env, p api.NodeInvokeParams) (any, error) { return h.invoke(ctx, p) }}.Route(),
+	}
+}
+
+func decodeCommand[P any](ctx context.Context, raw json.RawMessage, fn func(context.Context, P) (any, error)) (any, error) {
+	var p P
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, model.Errorf(model.CodeInvalidArgument, "check the request fields", "malformed parameters: %v", err)
+		}
+	}
+	return fn(ctx, p)
+}
+
+func (h *Server) invoke(ctx context.Context, p api.NodeInvokeParams) (any, error) {
+	if !slices.Contains(h.opts.Config().NodeAdvertised(), p.Command) {
 		return nil, model.Errorf(model.CodeFailedPrecondition, "call node.describe for the commands this node offers",
 			"this node does not offer %q", p.Command)
 	}
 	switch p.Command {
 	case api.NodeCmdThreadsList:
-		return decodeCall(ctx, p.Params, h.nodeThreadsList)
+		return decodeCommand(ctx, p.Params, h.threadsList)
 	case api.NodeCmdTurnsList:
-		return decodeCall(ctx, p.Params, h.nodeTurnsList)
+		return decodeCommand(ctx, p.Params, h.turnsList)
 	case api.NodeCmdSessionResume:
-		return decodeCall(ctx, p.Params, h.nodeSessionResume)
+		return decodeCommand(ctx, p.Params, h.sessionResume)
 	}
 	return nil, model.Errorf(model.CodeInvalidArgument, "", "unknown node command %q", p.Command)
 }
@@ -78,7 +130,7 @@ type nodeThreadsPage struct {
 	NextCursor *string                `json:"nextCursor"`
 }
 
-func (h *Host) nodeThreadsList(ctx context.Context, p api.NodeThreadsListParams) (any, error) {
+func (h *Server) threadsList(ctx context.Context, p api.NodeThreadsListParams) (any, error) {
 	if p.Limit < 1 || p.Limit > nodeListMax {
 		return nil, model.Errorf(model.CodeInvalidArgument, "give a limit from 1 to 100", "invalid limit %d", p.Limit)
 	}
@@ -87,7 +139,7 @@ func (h *Host) nodeThreadsList(ctx context.Context, p api.NodeThreadsListParams)
 	default:
 		return nil, model.Errorf(model.CodeInvalidArgument, "use asc or desc", "invalid sortDirection %q", p.SortDirection)
 	}
-	c, err := h.native.Client(ctx)
+	c, err := h.opts.Native.Client(ctx)
 	if err != nil {
 		return nil, nodeError(err)
 	}
@@ -108,7 +160,7 @@ func (h *Host) nodeThreadsList(ctx context.Context, p api.NodeThreadsListParams)
 	return page, nil
 }
 
-func (h *Host) nodeTurnsList(ctx context.Context, p api.NodeTurnsListParams) (any, error) {
+func (h *Server) turnsList(ctx context.Context, p api.NodeTurnsListParams) (any, error) {
 	if _, err := model.ParseThreadID(p.ThreadID); err != nil {
 		return nil, err
 	}
@@ -125,7 +177,7 @@ func (h *Host) nodeTurnsList(ctx context.Context, p api.NodeTurnsListParams) (an
 	if p.Cursor != "" {
 		q["cursor"] = p.Cursor
 	}
-	c, err := h.native.Client(ctx)
+	c, err := h.opts.Native.Client(ctx)
 	if err != nil {
 		return nil, nodeError(err)
 	}
@@ -145,7 +197,7 @@ func (h *Host) nodeTurnsList(ctx context.Context, p api.NodeTurnsListParams) (an
 // prompt on stdin, under the node's own Codex configuration, and returns the final text.
 // Overlapping resumes of one thread are refused here; other Codex clients are the
 // operator's to avoid.
-func (h *Host) nodeSessionResume(ctx context.Context, p api.NodeSessionResumeParams) (any, error) {
+func (h *Server) sessionResume(ctx context.Context, p api.NodeSessionResumeParams) (any, error) {
 	id, err := model.ParseThreadID(p.ThreadID)
 	if err != nil {
 		return nil, err
@@ -156,7 +208,7 @@ func (h *Host) nodeSessionResume(ctx context.Context, p api.NodeSessionResumePar
 	if len(p.Prompt) > nodePromptBytes {
 		return nil, model.Errorf(model.CodeInvalidArgument, "send a shorter message", "the prompt takes %d bytes, more than %d", len(p.Prompt), nodePromptBytes)
 	}
-	c, err := h.native.Client(ctx)
+	c, err := h.opts.Native.Client(ctx)
 	if err != nil {
 		return nil, nodeError(err)
 	}
@@ -171,15 +223,12 @@ func (h *Host) nodeSessionResume(ctx context.Context, p api.NodeSessionResumePar
 		return nil, model.Errorf(model.CodeFailedPrecondition, "unarchive it on the node first", "thread %s is archived", id)
 	case th.Ephemeral:
 		return nil, model.Errorf(model.CodeFailedPrecondition, "ephemeral threads cannot be resumed", "thread %s is ephemeral", id)
-	case th.Status.Type == appserver.StatusActive || slices.Contains(h.native.Active(), id):
+	case th.Status.Type == appserver.StatusActive || slices.Contains(h.opts.Native.Active(), id):
 		return nil, model.Errorf(model.CodeThreadBusy, "wait until its turn ends", "thread %s is active on the node", id)
 	}
 
-	n := &h.node
+	n := h
 	n.mu.Lock()
-	if n.resumes == nil {
-		n.resumes = map[string]bool{}
-	}
 	if n.resumes[string(id)] {
 		n.mu.Unlock()
 		return nil, model.Errorf(model.CodeThreadBusy, "wait until the running turn ends", "a resume of thread %s runs on this node", id)
@@ -202,8 +251,8 @@ func (h *Host) nodeSessionResume(ctx context.Context, p api.NodeSessionResumePar
 
 // runExecResume runs `codex exec resume <thread> -` in the thread's directory (the node's
 // home directory when it is gone) and reads the final message from a 0600 file.
-func (h *Host) runExecResume(ctx context.Context, id model.ThreadID, cwd, prompt string, env []string) (string, error) {
-	bin, err := appserver.Locate(h.config().CodexBin, envLookup(h.opts.Environ))
+func (h *Server) runExecResume(ctx context.Context, id model.ThreadID, cwd, prompt string, env []string) (string, error) {
+	bin, err := appserver.Locate(h.opts.Config().CodexBin, h.opts.Lookup)
 	if err != nil {
 		return "", nodeError(err)
 	}
