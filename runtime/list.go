@@ -32,7 +32,9 @@ type listCursor struct {
 
 // ThreadList returns one page of threads, native and external, filtered by cwd, parent,
 // client or ref (the last three from the delegation records).
-func (h *Host) ThreadList(ctx context.Context, caller api.Caller, p api.ThreadListParams) (api.ThreadListResult, error) {
+//
+// visible, when set, keeps only the threads the caller may see (runtime/principal.go).
+func (h *Host) ThreadList(ctx context.Context, caller api.Caller, p api.ThreadListParams, visible func(model.ThreadID) bool) (api.ThreadListResult, error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return api.ThreadListResult{}, err
@@ -70,6 +72,9 @@ func (h *Host) ThreadList(ctx context.Context, caller api.Caller, p api.ThreadLi
 	}
 	if cwd != "" {
 		rows = slices.DeleteFunc(rows, func(r listRow) bool { return filepath.Clean(r.info.Cwd) != cwd })
+	}
+	if visible != nil {
+		rows = slices.DeleteFunc(rows, func(r listRow) bool { return !visible(model.ThreadID(r.info.ID)) })
 	}
 	field, desc, _ := strings.Cut(sortBy, "-")
 	key := func(r listRow) int64 {

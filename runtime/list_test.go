@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/codexhost/codexhost/runtime/config"
 	"slices"
 	"strings"
 	"testing"
@@ -133,8 +134,10 @@ func TestS000_25_ListByParentFromDelegationRecords(t *testing.T) {
 
 // Scenario: S000-26
 func TestS000_26_ListByClientAndRefFromRecords(t *testing.T) {
-	th := newTestHost(t, hostOptions{clients: []string{"alpha", "beta"}})
+	th := newTestHost(t, hostOptions{clients: []string{"alpha", "beta"}, grants: map[string]config.Grant{"auditor": {Scopes: []string{config.ScopeRead}}}})
 	alpha, beta, rt := th.client("alpha"), th.client("beta"), th.runtimeClient()
+	// Listing other clients' threads needs operator.read; alpha alone sees only its own.
+	auditor := th.client("auditor")
 	cwd := t.TempDir()
 	start := func(c *api.Client, task string, refs ...string) string {
 		return delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: task, Refs: refs, Cwd: cwd}).Thread.ID
@@ -167,7 +170,7 @@ func TestS000_26_ListByClientAndRefFromRecords(t *testing.T) {
 			for _, limit := range []int{0, 1, 2} {
 				p := tc.p
 				p.Limit = limit
-				got, pages := listAll(t, alpha, p)
+				got, pages := listAll(t, auditor, p)
 				if !sameSet(got, tc.want) || len(got) != len(tc.want) {
 					t.Fatalf("limit %d: %v, want %v", limit, got, tc.want)
 				}
@@ -175,8 +178,8 @@ func TestS000_26_ListByClientAndRefFromRecords(t *testing.T) {
 					t.Fatalf("limit 1: %d pages for %d rows", pages, len(tc.want))
 				}
 			}
-			asc, _ := listAll(t, beta, api.ThreadListParams{Client: tc.p.Client, Ref: tc.p.Ref, Parent: tc.p.Parent, Sort: "created-asc", Limit: 1})
-			desc, _ := listAll(t, beta, api.ThreadListParams{Client: tc.p.Client, Ref: tc.p.Ref, Parent: tc.p.Parent, Sort: "created-desc", Limit: 1})
+			asc, _ := listAll(t, auditor, api.ThreadListParams{Client: tc.p.Client, Ref: tc.p.Ref, Parent: tc.p.Parent, Sort: "created-asc", Limit: 1})
+			desc, _ := listAll(t, auditor, api.ThreadListParams{Client: tc.p.Client, Ref: tc.p.Ref, Parent: tc.p.Parent, Sort: "created-desc", Limit: 1})
 			slices.Reverse(desc)
 			if !slices.Equal(asc, desc) {
 				t.Fatalf("created-asc %v is not created-desc reversed %v", asc, desc)

@@ -115,7 +115,8 @@ func jsonKeys(t *testing.T, raw json.RawMessage, path string) []string {
 
 // Scenario: S000-04
 func TestS000_04_NativeThreadsNotMadeByDelegationHaveEmptyRefs(t *testing.T) {
-	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
+	// An operator: listing, sending to and cancelling sessions codexhost did not start need its scopes.
+	th := newTestHost(t, hostOptions{codex: true, operators: []string{"bot"}})
 	c := th.client("bot")
 
 	// One created by a Codex process outside codexhost, one started on the harness directly.
@@ -202,7 +203,8 @@ func TestNativeDelegationIsReadableAtOnce(t *testing.T) {
 // Scenario: S000-08
 // Scenario: S000-06
 func TestS000_08_SeveralActiveNativeThreadsMakeTheCallerAmbiguous(t *testing.T) {
-	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
+	// An operator: listing, sending to and cancelling sessions codexhost did not start need its scopes.
+	th := newTestHost(t, hostOptions{codex: true, operators: []string{"bot"}})
 	c, rt := th.client("bot"), th.runtimeClient()
 	cwd := t.TempDir()
 	n1 := string(startNative(t, th, slowTask+" one"))
@@ -367,7 +369,8 @@ func TestS000_23_NativeThreadsReadOutOfBandLikeExternalOnes(t *testing.T) {
 
 // Scenario: S000-27
 func TestS000_27_WaitOnARunningNativeThreadDoesNotStopIt(t *testing.T) {
-	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
+	// An operator: listing, sending to and cancelling sessions codexhost did not start need its scopes.
+	th := newTestHost(t, hostOptions{codex: true, operators: []string{"bot"}})
 	c := th.client("bot")
 	id := string(startNative(t, th, slowTask))
 	// The App Server reports the thread active a moment after the turn is persisted.

@@ -70,13 +70,13 @@ func (h *Host) threadRoutes() []route.Route {
 			}}.Route(),
 		route.Spec[api.ThreadListParams]{Method: api.MethodThreadList, Policy: route.Everyone,
 			Call: func(ctx context.Context, env route.Env, p api.ThreadListParams) (any, error) {
-				return h.ThreadList(ctx, env.Caller, p)
+				return h.ThreadList(ctx, env.Caller, p, h.listVisible(env))
 			}}.Route(),
 		route.Spec[api.ThreadSendParams]{Method: api.MethodThreadSend, Policy: route.Everyone, Escalate: h.sendPolicy,
 			Call: func(ctx context.Context, env route.Env, p api.ThreadSendParams) (any, error) {
 				return h.ThreadSend(ctx, p)
 			}}.Route(),
-		route.Spec[api.ThreadCancelParams]{Method: api.MethodThreadCancel, Policy: route.Everyone,
+		route.Spec[api.ThreadCancelParams]{Method: api.MethodThreadCancel, Policy: route.Everyone, Escalate: h.cancelPolicy,
 			Call: func(ctx context.Context, _ route.Env, p api.ThreadCancelParams) (any, error) {
 				return h.ThreadCancel(ctx, p)
 			}}.Route(),
@@ -86,7 +86,7 @@ func (h *Host) threadRoutes() []route.Route {
 			}}.Route(),
 		route.Spec[api.ThreadLineageParams]{Method: api.MethodThreadLineage, Policy: route.Everyone,
 			Call: func(ctx context.Context, env route.Env, p api.ThreadLineageParams) (any, error) {
-				return lineage.Walk(ctx, lineageSource{h: h, caller: env.Caller}, p.Thread, p.MaxNodes)
+				return lineage.Walk(ctx, lineageSource{h: h, caller: env.Caller, visible: h.listVisible(env)}, p.Thread, p.MaxNodes)
 			}}.Route(),
 		route.Spec[struct{}]{Method: api.MethodThreadWatches, Policy: route.Everyone,
 			Call: func(context.Context, route.Env, struct{}) (any, error) { return h.ThreadWatches(), nil }}.Route(),
@@ -98,20 +98,23 @@ func (h *Host) threadRoutes() []route.Route {
 }
 
 // sendPolicy: a turn of a node-bound supervised thread resumes the node's session, so every
-// send needs what continuing that node's threads needs, now and not only when it was bound.
-func (h *Host) sendPolicy(_ context.Context, _ route.Env, p api.ThreadSendParams) (*route.Policy, error) {
+// send needs what continuing that node's threads needs, now and not only when it was bound;
+// every other send follows the thread's principal (runtime/principal.go).
+func (h *Host) sendPolicy(_ context.Context, env route.Env, p api.ThreadSendParams) (*route.Policy, error) {
 	id, err := parseThread(p.Thread)
-	if err != nil || h.supervision == nil {
+	if err != nil {
 		return nil, nil
 	}
-	sup, ok, err := h.supervision.sup.Supervision(id)
-	if err != nil {
-		return nil, err
+	if h.supervision != nil {
+		sup, ok, err := h.supervision.sup.Supervision(id)
+		if err != nil {
+			return nil, err
+		}
+		if ok && sup.Binding == model.BindingNodeSession {
+			return continueNodePolicy, nil
+		}
 	}
-	if ok && sup.Binding == model.BindingNodeSession {
-		return continueNodePolicy, nil
-	}
-	return nil, nil
+	return h.touchPolicy(env, p.Thread)
 }
 
 // watchPolicy: notifications to a client go only to that client asking for itself.
@@ -188,8 +191,9 @@ func (h *Host) catalogSessions(ctx context.Context, _ route.Env, p api.CatalogSe
 
 // lineageSource reads a lineage as the caller would with thread.read and thread.list.
 type lineageSource struct {
-	h      *Host
-	caller api.Caller
+	h       *Host
+	caller  api.Caller
+	visible func(model.ThreadID) bool // thread.list's filter of this caller
 }
 
 func (s lineageSource) Read(ctx context.Context, id string) (model.ThreadInfo, error) {
@@ -198,6 +202,6 @@ func (s lineageSource) Read(ctx context.Context, id string) (model.ThreadInfo, e
 }
 
 func (s lineageSource) Children(ctx context.Context, parent, cursor string) ([]model.ThreadInfo, string, error) {
-	res, err := s.h.ThreadList(ctx, s.caller, api.ThreadListParams{Parent: parent, AnyCwd: true, Sort: "created-asc", Limit: model.MaxPageLimit, Cursor: cursor})
+	res, err := s.h.ThreadList(ctx, s.caller, api.ThreadListParams{Parent: parent, AnyCwd: true, Sort: "created-asc", Limit: model.MaxPageLimit, Cursor: cursor}, s.visible)
 	return res.Threads, res.NextCursor, err
 }

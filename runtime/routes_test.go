@@ -55,8 +55,9 @@ func permissionTable() []permissionCase {
 		{api.MethodThreadRead, api.ThreadReadParams{Thread: missing}, notNode},
 		{api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: missing}, TimeoutMs: 1}, notNode},
 		{api.MethodThreadList, api.ThreadListParams{AnyCwd: true}, notNode},
-		{api.MethodThreadSend, api.ThreadSendParams{Thread: missing, Message: "hi"}, notNode},
-		{api.MethodThreadCancel, api.ThreadCancelParams{Thread: missing}, notNode},
+		// A session codexhost did not start: operator.write with write controls (runtime/principal.go).
+		{api.MethodThreadSend, api.ThreadSendParams{Thread: missing, Message: "hi"}, writers},
+		{api.MethodThreadCancel, api.ThreadCancelParams{Thread: missing}, writers},
 		{api.MethodThreadWatch, api.ThreadWatchParams{Thread: missing}, notNode},
 		{api.MethodThreadWatches, nil, notNode},
 		{api.MethodThreadLineage, api.ThreadLineageParams{Thread: missing}, notNode},

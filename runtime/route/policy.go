@@ -21,6 +21,8 @@ type Policy struct {
 	OnlyClient, ClientHint string
 	// Hint overrides the fix named in a refusal of agents (an operator method, say).
 	AgentHint string
+	// Hint, when set, is the fix named in every refusal of this policy.
+	Hint string
 }
 
 // AgentRule admits agents, behind a config switch when Gate is set.
@@ -52,6 +54,16 @@ func Operator(scope string, writeControls bool) *Policy {
 
 // Check refuses a caller the policy does not admit, with PERMISSION_DENIED and the fix.
 func (p *Policy) Check(env Env, method string) error {
+	err := p.check(env, method)
+	if err != nil && p.Hint != "" {
+		e := *model.AsError(err)
+		e.Hint = p.Hint
+		return &e
+	}
+	return err
+}
+
+func (p *Policy) check(env Env, method string) error {
 	switch env.Caller.Kind {
 	case api.CallerNode:
 		if p.Nodes {

@@ -1,0 +1,98 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/route"
+	"github.com/codexhost/codexhost/store"
+)
+
+// Who may touch which thread. Reading and waiting on any id stay open to every caller (a
+// user-given id is the authorisation to observe). Listing, sending and cancelling follow the
+// thread's principal: the client that started it, or the root thread of its delegation tree.
+//
+//   - thread list shows a client only its own principal's threads, unless it holds
+//     operator.read, so that no client can enumerate ids it was never given;
+//   - send and cancel of a native session codexhost did not start need operator.write and
+//     allowWriteControls: it is the user's own session, which is continued as a branch and
+//     never resumed by a passive client;
+//   - send and cancel of another principal's thread need operator.write;
+//   - agents (processes the host started) keep send and cancel of the threads codexhost runs.
+
+// maxPrincipalSteps bounds the climb through origins, in case records ever form a loop.
+const maxPrincipalSteps = 32
+
+// principalOf returns the principal of a thread codexhost runs ("client:NAME" or
+// "thread:ROOT"); ok is false for a thread it did not start.
+func (h *Host) principalOf(id model.ThreadID) (principal string, ok bool, err error) {
+	if _, err := h.store.Thread(id); errors.Is(err, store.ErrNotFound) {
+		return "", false, nil
+	} else if err != nil {
+		return "", false, err
+	}
+	cur := id
+	for range maxPrincipalSteps {
+		o, err := h.store.Origin(cur)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return "thread:" + string(cur), true, nil
+		case err != nil:
+			return "", false, err
+		case o.Kind == model.OriginClient:
+			return "client:" + o.Client, true, nil
+		case o.ParentThread == "":
+			return "thread:" + string(cur), true, nil
+		}
+		cur = o.ParentThread
+	}
+	return "thread:" + string(cur), true, nil
+}
+
+// listVisible is the filter thread.list applies for this caller, nil when it sees all.
+func (h *Host) listVisible(env route.Env) func(model.ThreadID) bool {
+	if env.Caller.Kind != api.CallerClient || env.Grant().Has(config.ScopeRead) {
+		return nil
+	}
+	mine := "client:" + env.Caller.Client
+	return func(id model.ThreadID) bool {
+		p, ok, err := h.principalOf(id)
+		return err == nil && ok && p == mine
+	}
+}
+
+// foreignSessionPolicy: a native session codexhost did not start.
+func foreignSessionPolicy(id model.ThreadID) *route.Policy {
+	return &route.Policy{Clients: &route.ClientRule{Scope: config.ScopeWrite, WriteControls: true},
+		Hint: "continue it as a branch with `codexhost continue " + string(id) + "`: a session codexhost did not start is never resumed " +
+			"for a client without operator.write and allowWriteControls"}
+}
+
+// otherPrincipalPolicy: a thread another client (or another tree) owns.
+var otherPrincipalPolicy = &route.Policy{Agents: &route.AgentRule{}, Clients: &route.ClientRule{Scope: config.ScopeWrite}}
+
+// touchPolicy is what sending to or cancelling a thread needs beyond the method's policy.
+func (h *Host) touchPolicy(env route.Env, thread string) (*route.Policy, error) {
+	id, err := parseThread(thread)
+	if err != nil {
+		return nil, nil // the handler names the bad id
+	}
+	p, ok, err := h.principalOf(id)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !ok:
+		return foreignSessionPolicy(id), nil
+	case env.Caller.Kind == api.CallerClient && p != "client:"+env.Caller.Client:
+		return otherPrincipalPolicy, nil
+	}
+	return nil, nil
+}
+
+func (h *Host) cancelPolicy(_ context.Context, env route.Env, p api.ThreadCancelParams) (*route.Policy, error) {
+	return h.touchPolicy(env, p.Thread)
+}
