@@ -84,6 +84,8 @@ type Host struct {
 	supervision *supervision // supervised threads of continue (runtime/supervise.go)
 
 	node nodeState // this runtime as a paired node (runtime/node.go)
+
+	handoffs handoffState // handoffs and their tasks (runtime/handoffs.go)
 }
 
 // Open starts a runtime on opts.Home: store, config, harnesses and listeners. Serve must be
@@ -265,6 +267,7 @@ func (h *Host) Close() error {
 		errs = append(errs, h.catalog.Close())
 	}
 	errs = append(errs, h.closeSupervision())
+	h.closeHandoffs()
 	for _, hs := range h.harnesses {
 		errs = append(errs, hs.Close())
 	}
@@ -409,6 +412,9 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 	}
 	if api.IsCompatMethod(method) {
 		return h.handleCompat(ctx, caller, method, params)
+	}
+	if api.IsHandoffMethod(method) {
+		return h.handleHandoff(ctx, caller, method, params)
 	}
 	switch method {
 	case api.MethodRuntimeForward:
