@@ -87,6 +87,8 @@ type Host struct {
 
 	node *nodeserve.Server // this runtime as a paired node
 
+	handoffs handoffState // handoffs and their tasks (runtime/handoffs.go)
+
 	routes *route.Table // every runtime API method with its policy (runtime/routes.go)
 }
 
@@ -271,6 +273,7 @@ func (h *Host) Close() error {
 		errs = append(errs, h.catalog.Close())
 	}
 	errs = append(errs, h.closeSupervision())
+	h.closeHandoffs()
 	for _, hs := range h.harnesses {
 		errs = append(errs, hs.Close())
 	}

@@ -28,7 +28,7 @@ var (
 
 // newRoutes builds the routing table: every runtime API method, once, with its policy.
 func (h *Host) newRoutes() *route.Table {
-	return route.NewTable(h.currentConfig, h.runtimeRoutes(), h.threadRoutes(), h.catalogRoutes(), h.compatRoutes(), h.node.Routes())
+	return route.NewTable(h.currentConfig, h.runtimeRoutes(), h.threadRoutes(), h.catalogRoutes(), h.compatRoutes(), h.node.Routes(), h.handoffRoutes())
 }
 
 // currentConfig rereads config.toml when it changed (a stat otherwise), so grants and

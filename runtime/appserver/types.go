@@ -215,6 +215,8 @@ type ThreadStartParams struct {
 	Sandbox        string `json:"sandbox,omitempty"`
 	Ephemeral      bool   `json:"ephemeral,omitempty"`
 	ThreadSource   string `json:"threadSource,omitempty"`
+	// Config overrides config.toml keys for this thread (sandbox_workspace_write, model_providers).
+	Config map[string]any `json:"config,omitempty"`
 }
 
 // ThreadSessionResult is the shared shape of thread/start, thread/resume and thread/fork.
@@ -350,6 +352,8 @@ type TurnStartParams struct {
 	Input    []UserInput `json:"input"`
 	Model    string      `json:"model,omitempty"`
 	Cwd      string      `json:"cwd,omitempty"`
+	// SandboxPolicy overrides the thread's sandbox for this turn and the ones after it.
+	SandboxPolicy any `json:"sandboxPolicy,omitempty"`
 }
 
 // TurnResult is the turn/start response.

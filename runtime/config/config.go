@@ -170,6 +170,9 @@ type Config struct {
 
 	// Supervision is the policy of the agent-facing compat tools (supervision.go).
 	Supervision Supervision `toml:"supervision,omitempty"`
+
+	// Handoff is the policy of handoffs and their tasks (handoff.go).
+	Handoff Handoff `toml:"handoff,omitempty"`
 }
 
 var namePattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
@@ -241,6 +244,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.validateSupervision(); err != nil {
+		return err
+	}
+	if err := c.validateHandoff(); err != nil {
 		return err
 	}
 	return c.validateCatalog()

@@ -482,7 +482,7 @@ func nativeBusy(id model.ThreadID) error {
 // Send starts a turn. It refuses with THREAD_BUSY rather than call turn/start on an active
 // thread, which would steer the running turn instead of starting one.
 func (n *Native) Send(ctx context.Context, id model.ThreadID, text string) (string, error) {
-	turnID, started, err := n.send(ctx, id, text)
+	turnID, started, err := n.send(ctx, id, text, nil)
 	if err != nil && !started {
 		return "", NotStarted(err)
 	}
@@ -491,7 +491,7 @@ func (n *Native) Send(ctx context.Context, id model.ThreadID, text string) (stri
 
 // send reports with started=true a failure whose outcome is unknown: turn/start was sent and
 // no answer from the App Server says it was refused.
-func (n *Native) send(ctx context.Context, id model.ThreadID, text string) (turnID string, started bool, err error) {
+func (n *Native) send(ctx context.Context, id model.ThreadID, text string, sandboxPolicy any) (turnID string, started bool, err error) {
 	if strings.TrimSpace(text) == "" {
 		return "", false, model.Errorf(model.CodeInvalidArgument, "give the message text", "the message is empty")
 	}
@@ -533,13 +533,13 @@ func (n *Native) send(ctx context.Context, id model.ThreadID, text string) (turn
 		}
 		resumed = true
 	}
-	turn, err := c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: string(id), Input: appserver.TextInput(text)})
+	turn, err := c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: string(id), Input: appserver.TextInput(text), SandboxPolicy: sandboxPolicy})
 	if err != nil && !resumed && nativeRPCHas(err, "thread not found") {
 		// Unloaded between thread/read and turn/start.
 		if err := n.resume(ctx, c, id, th); err != nil {
 			return "", false, err
 		}
-		turn, err = c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: string(id), Input: appserver.TextInput(text)})
+		turn, err = c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: string(id), Input: appserver.TextInput(text), SandboxPolicy: sandboxPolicy})
 	}
 	if err != nil {
 		// An error answer is the App Server refusing the turn; anything else (exit, timeout)

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+func newHandoffCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "handoff",
+		Short: "Create, list and show handoffs: validated task packages run by the Codex runner",
+		Long: "A handoff describes a goal and its limits (project root, constraints, allowed operations, risk, tests, " +
+			"expected artifacts). codexhost validates it against the [handoff] policy of config.toml and persists it; " +
+			"`codexhost task start --handoff ID` runs it.",
+	}
+	cmd.AddCommand(newHandoffCreateCmd(), newHandoffListCmd(), newHandoffShowCmd())
+	return cmd
+}
+
+// handoffFlags are the handoff fields as flags, for a create without --file.
+type handoffFlags struct {
+	file, title, objective, projectPath, workspace, risk, skillTask, skillRoot, notes string
+	constraints, operations, tests, artifacts, criteria, skillContext                 []string
+	maxSkill                                                                          int
+}
+
+func (f *handoffFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.file, "file", "", "the handoff as a JSON file (- reads stdin); the other field flags are then not allowed")
+	fl.StringVar(&f.title, "title", "", "short task label (1-160 characters)")
+	fl.StringVar(&f.objective, "objective", "", "the goal (1-12000 characters)")
+	fl.StringVar(&f.projectPath, "project-path", "", "absolute project directory inside an allowed project root")
+	fl.StringVar(&f.workspace, "workspace", "", "a workspace name of [handoff.workspaces]")
+	fl.StringVar(&f.risk, "risk", "", "low, medium or high")
+	fl.StringArrayVar(&f.constraints, "constraint", nil, "a constraint (repeat; 1-20)")
+	fl.StringArrayVar(&f.operations, "operation", nil, "an allowed operation: read, write, run_tests, inspect_git, create_artifact, use_skill_context (repeat)")
+	fl.StringArrayVar(&f.tests, "test-command", nil, "a test command codexhost runs after the turn when run_tests is allowed (repeat; at most 10)")
+	fl.StringArrayVar(&f.artifacts, "artifact", nil, "an expected artifact, relative to the project (repeat; at most 30)")
+	fl.StringArrayVar(&f.criteria, "acceptance", nil, "an acceptance criterion (repeat; at most 20)")
+	fl.StringArrayVar(&f.skillContext, "skill-context", nil, "a skill id or summary (repeat; at most 20)")
+	fl.StringVar(&f.skillTask, "skill-task", "", "task text routed over the approved skill roots")
+	fl.StringVar(&f.skillRoot, "skill-root", "", "an approved skill root (default: the first)")
+	fl.IntVar(&f.maxSkill, "max-skill-context", -1, "how many routed skills to keep, 0-10 (default 3)")
+	fl.StringVar(&f.notes, "notes", "", "operator-visible notes")
+}
+
+// raw is the handoff JSON: the file as it is, or the flags as fields. The runtime validates.
+func (f *handoffFlags) raw(cmd *cobra.Command) (json.RawMessage, error) {
+	if f.file != "" {
+		if cmd.Flags().NFlag() > 1+countSet(cmd, "json", "client-token", "endpoint", "timeout") {
+			return nil, model.Errorf(model.CodeInvalidArgument, "give --file alone, or the field flags without --file", "--file and field flags are exclusive")
+		}
+		var b []byte
+		var err error
+		if f.file == "-" {
+			b, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), model.MaxHandoffBytes+1))
+		} else {
+			b, err = os.ReadFile(f.file)
+		}
+		if err != nil {
+			return nil, model.Errorf(model.CodeInvalidArgument, "give a readable JSON file", "read %s: %v", f.file, err)
+		}
+		return b, nil
+	}
+	m := map[string]any{}
+	set := func(k string, v any, ok bool) {
+		if ok {
+			m[k] = v
+		}
+	}
+	set("title", f.title, f.title != "")
+	set("objective", f.objective, f.objective != "")
+	set("projectPath", f.projectPath, f.projectPath != "")
+	set("workspace", f.workspace, f.workspace != "")
+	set("riskLevel", f.risk, f.risk != "")
+	set("constraints", f.constraints, f.constraints != nil)
+	set("allowedOperations", f.operations, f.operations != nil)
+	set("testCommands", f.tests, f.tests != nil)
+	set("expectedArtifacts", f.artifacts, f.artifacts != nil)
+	set("acceptanceCriteria", f.criteria, f.criteria != nil)
+	set("skillContext", f.skillContext, f.skillContext != nil)
+	set("skillTask", f.skillTask, f.skillTask != "")
+	set("skillRoot", f.skillRoot, f.skillRoot != "")
+	set("maxSkillContext", f.maxSkill, f.maxSkill >= 0)
+	set("notes", f.notes, f.notes != "")
+	return json.Marshal(m)
+}
+
+func countSet(cmd *cobra.Command, names ...string) int {
+	n := 0
+	for _, name := range names {
+		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
+			n++
+		}
+	}
+	return n
+}
+
+func newHandoffCreateCmd() *cobra.Command {
+	o := operatorCommand{timeoutMs: 30000}
+	var f handoffFlags
+	cmd := &cobra.Command{
+		Use:   "create (--file F | --title T --objective O --project-path P --constraint C --operation OP --risk R ...) [--json]",
+		Short: "Validate and persist a handoff; nothing runs",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			raw, err := f.raw(cmd)
+			if err != nil {
+				return err
+			}
+			var res api.HandoffCreateResult
+			if err := o.call(cmd, api.MethodHandoffCreate, api.HandoffCreateParams{Handoff: raw}, &res); err != nil {
+				return err
+			}
+			return o.print(cmd, res, func(w io.Writer) {
+				fmt.Fprintf(w, "%s  %s  risk %s  %s\n  file: %s\n", res.HandoffID, res.Handoff.Title, res.Handoff.RiskLevel, strings.Join(res.Handoff.Operations, ","), res.HandoffFile)
+				for _, r := range res.SkillRecommendations {
+					fmt.Fprintf(w, "  skill %s (score %d): %s\n", r.Name, r.Score, r.Reason)
+				}
+				fmt.Fprintf(w, "  start it: codexhost task start --handoff %s\n", res.HandoffID)
+			})
+		},
+	}
+	o.register(cmd)
+	f.register(cmd)
+	return cmd
+}
+
+func newHandoffListCmd() *cobra.Command {
+	o := operatorCommand{timeoutMs: 30000}
+	var p api.HandoffListParams
+	cmd := &cobra.Command{
+		Use:   "list [--limit N] [--json]",
+		Short: "List handoffs, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var res api.HandoffListResult
+			if err := o.call(cmd, api.MethodHandoffList, p, &res); err != nil {
+				return err
+			}
+			return o.print(cmd, res, func(w io.Writer) {
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tRISK\tOPERATIONS\tCREATED\tDIR\tTITLE")
+				for _, h := range res.Handoffs {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.HandoffID, h.RiskLevel, strings.Join(h.Operations, ","), shortTime(h.CreatedAt), h.Dir, h.Title)
+				}
+				_ = tw.Flush()
+			})
+		},
+	}
+	o.register(cmd)
+	cmd.Flags().IntVar(&p.Limit, "limit", 20, "how many, 1 to 100")
+	return cmd
+}
+
+func newHandoffShowCmd() *cobra.Command {
+	o := operatorCommand{timeoutMs: 30000}
+	cmd := &cobra.Command{
+		Use:   "show ID [--json]",
+		Short: "Show a handoff in full",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var res api.HandoffShowResult
+			if err := o.call(cmd, api.MethodHandoffShow, api.HandoffShowParams{HandoffID: args[0]}, &res); err != nil {
+				return err
+			}
+			return o.print(cmd, res, func(w io.Writer) {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				fmt.Fprintf(w, "%s  risk %s  dir %s\n", res.Summary.HandoffID, res.Summary.RiskLevel, res.Summary.Dir)
+				_ = enc.Encode(res.Handoff)
+			})
+		},
+	}
+	o.register(cmd)
+	return cmd
+}

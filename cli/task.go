@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+func newTaskCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "task",
+		Short: "Start, follow, confirm and cancel handoff tasks run by the Codex runner",
+		Long: "A task is a native Codex thread that carries out a handoff inside its approved project root, in a sandbox " +
+			"derived from the handoff's allowed operations; its id is the thread's id. High-risk tasks wait for the " +
+			"operator's confirmation.",
+	}
+	cmd.AddCommand(newTaskStartCmd(), newTaskStatusCmd(), newTaskResultCmd(), newTaskCancelCmd(), newTaskConfirmCmd())
+	return cmd
+}
+
+func printTask(w io.Writer, t api.TaskInfo) {
+	fmt.Fprintf(w, "%s  %s  risk %s  sandbox %s", t.TaskID, t.Status, t.RiskLevel, t.Sandbox)
+	if t.Network {
+		fmt.Fprint(w, " +network")
+	}
+	fmt.Fprintf(w, "\n  handoff %s  operations %s  root %s\n", t.HandoffID, strings.Join(t.Operations, ","), t.Root)
+	if t.Reason != "" {
+		fmt.Fprintf(w, "  %s\n", t.Reason)
+	}
+}
+
+func newTaskStartCmd() *cobra.Command {
+	o := operatorCommand{timeoutMs: 60000}
+	var p api.TaskStartParams
+	cmd := &cobra.Command{
+		Use:   "start (--handoff ID | --task TEXT (--project-path P | --workspace W)) [--confirm-high-risk] [--timeout-ms N] [--provider NAME] [--json]",
+		Short: "Start a task from a handoff (or from a task text, which gets read and write at medium risk)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var res api.TaskStartResult
+			if err := o.call(cmd, api.MethodTaskStart, p, &res); err != nil {
+				return err
+			}
+			return o.print(cmd, res, func(w io.Writer) { printTask(w, res.Task) })
+		},
+	}
+	o.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&p.HandoffID, "handoff", "", "the handoff to run")
+	f.StringVar(&p.Task, "task", "", "a task text, for a start without a handoff")
+	f.StringVar(&p.ProjectPath, "project-path", "", "the project directory of --task")
+	f.StringVar(&p.Workspace, "workspace", "", "the workspace of --task")
+	f.BoolVar(&p.ConfirmHighRisk, "confirm-high-risk", false, "confirm a high-risk handoff (grants it the network)")
+	f.Int64Var(&p.TimeoutMs, "timeout-ms", 0, "interrupt the turn after this many ms, 1000 to 600000 (default 300000)")
+	f.StringVar(&p.Provider, "provider", "", "a [handoff.providers] profile")
+	return cmd
+}
+
+func newTaskStatusCmd() *cobra.Command {
+	o := operatorCommand{timeoutMs: 30000}
+	var p api.TaskStatusParams
+	cmd := &cobra.Command{
+		Use:   "status [ID] [--limit N] [--json]",
+		Short: "Show a task, or list running and recent tasks",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				p.TaskID = args[0]
+			}
+			var res api.TaskStatusResult
+			if err := o.call(cmd, api.MethodTaskStatus, p, &res); err != nil {
+				return err
+			}
+			return o.print(cmd, res, func(w io.Writer) {
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "TASK\tSTATUS\tRISK\tOPERATIONS\tTESTS\tCHANGED\tHANDOFF")
+				for _, t := range res.Tasks {
+					tests := "-"
+					if t.TestsPassed != nil {
+						tests = map[bool]string{true: "passed", false: "FAILED"}[*t.TestsPassed]
+					}
+					risk := t.RiskLevel
+					if risk == "high" {
+						risk = "HIGH"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t.TaskID, t.Status, risk, strings.Join(t.Operations, ","), tests, t.ChangedFiles, t.HandoffID)
+				}
+				_ = tw.Flush()
+			})
+		},
+	}
+	o.register(cmd)
+	cmd.Flags().IntVar(&p.Limit, "limit", 20, "how many, 1 to 100")
+	return cmd
+}
+
+func newTaskResultCmd() *cobra.Command {
+	o := operatorCommand{timeoutMs: 30000}
+	var p api.TaskResultParams
+	cmd := &cobra.Command{
+		Use:   "result ID [--include-log] [--include-diff] [--include-handoff] [--max-text-bytes N] [--json]",
+		Short: "Show a task's result: changed files, tests, artifacts, violations",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p.TaskID = args[0]
+			var res api.TaskResult
+			if err := o.call(cmd, api.MethodTaskResult, p, &res); err != nil {
+				return err
+			}
+			return o.print(cmd, res, func(w io.Writer) { printTaskResult(w, res) })
+		},
+	}
+	o.register(cmd)
+	f := cmd.Flags()
+	f.BoolVar(&p.IncludeLog, "include-log", false, "add the thread's messages, the trace and test output")
+	f.BoolVar(&p.IncludeDiff, "include-diff", false, "add the diff (git work trees; never of denied files)")
+	f.BoolVar(&p.IncludeHandoff, "include-handoff", false, "add the handoff itself")
+	f.IntVar(&p.MaxTextBytes, "max-text-bytes", 0, "cap of the log and the diff, 200 to 20000 (default 1800)")
+	return cmd
+}
+
+func printTaskResult(w io.Writer, res api.TaskResult) {
+	printTask(w, res.Task)
+	for _, c := range res.ChangedFiles {
+		line := "  " + c.Change + " " + c.Path
+		if c.DeniedBy != "" {
+			line += "  VIOLATION (" + c.DeniedBy + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+	for _, t := range res.Tests {
+		fmt.Fprintf(w, "  test exit %d  %s\n", t.ExitCode, t.Command)
+	}
+	for _, a := range res.Artifacts {
+		fmt.Fprintf(w, "  artifact %s  exists=%v %s\n", a.Path, a.Exists, a.Reason)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if res.Log != "" {
+		fmt.Fprintf(w, "\n%s\n", res.Log)
+	}
+	if res.Diff != "" {
+		fmt.Fprintf(w, "\n%s\n", res.Diff)
+	}
+}
+
+func newTaskCancelCmd() *cobra.Command {
+	o := operatorCommand{timeoutMs: 60000}
+	var p api.TaskCancelParams
+	cmd := &cobra.Command{
+		Use:   "cancel ID --confirm [--json]",
+		Short: "Cancel a task: interrupt its turn, or drop it before confirmation",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p.TaskID = args[0]
+			var res api.TaskInfo
+			if err := o.call(cmd, api.MethodTaskCancel, p, &res); err != nil {
+				return err
+			}
+			return o.print(cmd, res, func(w io.Writer) { printTask(w, res) })
+		},
+	}
+	o.register(cmd)
+	cmd.Flags().BoolVar(&p.Confirm, "confirm", false, "confirm the cancel")
+	return cmd
+}
+
+func newTaskConfirmCmd() *cobra.Command {
+	o := operatorCommand{timeoutMs: 60000}
+	cmd := &cobra.Command{
+		Use:   "confirm ID [--json]",
+		Short: "Confirm an awaiting high-risk task (operator only): its turn starts, with the network",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var res api.TaskStartResult
+			if err := o.call(cmd, api.MethodTaskConfirm, api.TaskConfirmParams{TaskID: args[0]}, &res); err != nil {
+				return err
+			}
+			return o.print(cmd, res, func(w io.Writer) { printTask(w, res.Task) })
+		},
+	}
+	o.register(cmd)
+	return cmd
+}

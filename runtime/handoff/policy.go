@@ -1,0 +1,138 @@
+// Package handoff runs handoffs: validated, persisted task packages that a native Codex thread
+// carries out inside an approved project root, with the sandbox derived from the allowed
+// operations, high risk held for the operator, and the evidence (tests, changed files,
+// artifacts, policy violations) gathered by codexhost itself after the turn.
+package handoff
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/config"
+)
+
+const rootsKey = "handoff.allowed_project_roots"
+
+// Place is where a handoff runs, after policy resolution.
+type Place struct {
+	Dir  string // the project directory, symlinks resolved
+	Root string // the allowed root that contains it, symlinks resolved
+}
+
+// Resolve finds the directory of a handoff (projectPath, else the named workspace) and checks
+// it against the allowed roots. Every path is resolved with symlinks followed before it is
+// compared, so neither `..` nor a symlink can leave a root.
+func Resolve(pol config.Handoff, h model.Handoff) (Place, error) {
+	roots, err := resolvedRoots(pol)
+	if err != nil {
+		return Place{}, err
+	}
+	given, field := h.ProjectPath, "projectPath"
+	if h.Workspace != "" {
+		ws, ok := pol.Workspaces[h.Workspace]
+		if !ok {
+			names := make([]string, 0, len(pol.Workspaces))
+			for n := range pol.Workspaces {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			return Place{}, model.Errorf(model.CodeInvalidArgument, "use a workspace configured in [handoff.workspaces] ("+strings.Join(names, ", ")+"), or give projectPath",
+				"workspace %q is not configured", h.Workspace).WithDetail("workspaces", names)
+		}
+		if given != "" && filepath.Clean(given) != filepath.Clean(ws) {
+			return Place{}, model.Errorf(model.CodeInvalidArgument, "give projectPath or workspace, or both naming the same directory", "projectPath and workspace %q name different directories", h.Workspace)
+		}
+		given, field = ws, "workspace "+h.Workspace
+	}
+	dir, err := resolveDir(given, field)
+	if err != nil {
+		return Place{}, err
+	}
+	for _, r := range roots {
+		if Inside(r, dir) {
+			return Place{Dir: dir, Root: r}, nil
+		}
+	}
+	return Place{}, model.Errorf(model.CodeFailedPrecondition, "use a project inside one of "+rootsKey+" (after symlinks are resolved), or add its root there in config.toml",
+		"%s %s is outside every allowed project root", field, dir)
+}
+
+// resolvedRoots resolves every allowed root. An empty list denies every handoff.
+func resolvedRoots(pol config.Handoff) ([]string, error) {
+	if len(pol.AllowedProjectRoots) == 0 {
+		return nil, model.Errorf(model.CodeFailedPrecondition, "add the directories handoffs may run in to "+rootsKey+" in config.toml ([handoff] section)",
+			"%s is empty: every handoff is denied", rootsKey)
+	}
+	out := make([]string, 0, len(pol.AllowedProjectRoots))
+	for i, r := range pol.AllowedProjectRoots {
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			return nil, model.Errorf(model.CodeFailedPrecondition, "create the directory or remove it from "+rootsKey+" in config.toml",
+				"%s[%d] (%s) does not exist or cannot be resolved", rootsKey, i, r)
+		}
+		if st, err := os.Stat(real); err != nil || !st.IsDir() {
+			return nil, model.Errorf(model.CodeFailedPrecondition, "list directories only in "+rootsKey, "%s[%d] (%s) is not a directory", rootsKey, i, r)
+		}
+		out = append(out, real)
+	}
+	return out, nil
+}
+
+// resolveDir resolves an absolute directory with symlinks followed.
+func resolveDir(p, field string) (string, error) {
+	if p == "" || !filepath.IsAbs(p) {
+		return "", model.Errorf(model.CodeInvalidArgument, "give an absolute path", "%s %q is not an absolute path", field, p)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", model.Errorf(model.CodeInvalidArgument, "give an existing project directory", "%s %s does not exist", field, p)
+	}
+	if err != nil {
+		return "", model.Errorf(model.CodeInvalidArgument, "give a project directory codexhost can read", "%s %s cannot be resolved: %v", field, p, err)
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return "", model.Errorf(model.CodeInvalidArgument, "give a project directory codexhost can read", "%s %s: %v", field, p, err)
+	}
+	if !st.IsDir() {
+		return "", model.Errorf(model.CodeInvalidArgument, "give the project's directory, not a file in it", "%s %s is a file, not a directory", field, p)
+	}
+	return real, nil
+}
+
+// Inside reports whether path lies in root (or is root). Both must already be resolved.
+func Inside(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// ResolveSkillRoot picks the skill root of a handoff: skillRoot when given, which must lie in
+// an approved skill root, else the first approved one; "" when none is configured.
+func ResolveSkillRoot(pol config.Handoff, given string) (string, error) {
+	var approved []string
+	for _, r := range pol.SkillRoots {
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			approved = append(approved, real)
+		}
+	}
+	if given == "" {
+		if len(approved) == 0 {
+			return "", nil
+		}
+		return approved[0], nil
+	}
+	real, err := resolveDir(given, "skillRoot")
+	if err != nil {
+		return "", err
+	}
+	for _, r := range approved {
+		if Inside(r, real) {
+			return real, nil
+		}
+	}
+	return "", model.Errorf(model.CodeFailedPrecondition, "use a skill root inside handoff.skill_roots in config.toml", "skillRoot %s is outside every approved skill root", real)
+}

@@ -1,0 +1,30 @@
+package handoff
+
+import (
+	"context"
+
+	"github.com/codexhost/codexhost/model"
+)
+
+// ThreadSpec is the thread/start of a task: its cwd, sandbox, approvals and model provider.
+type ThreadSpec struct {
+	Cwd           string
+	Sandbox       string // SandboxReadOnly or SandboxWorkspaceWrite
+	Approval      string // always "never": nothing outside the sandbox is ever approved
+	Model         string
+	ModelProvider string
+	Config        map[string]any
+}
+
+// Runner is the native harness as tasks need it. The host adapts its Codex harness to it.
+type Runner interface {
+	// StartThread creates an idle thread with the spec and returns its id and the sandbox the
+	// App Server reports it applied.
+	StartThread(ctx context.Context, spec ThreadSpec) (model.ThreadID, string, error)
+	// StartTurn starts the thread's turn with text under sandboxPolicy (turn/start's).
+	StartTurn(ctx context.Context, id model.ThreadID, text string, sandboxPolicy map[string]any) (turnID string, err error)
+	// Interrupt interrupts the running turn.
+	Interrupt(ctx context.Context, id model.ThreadID) error
+	// Messages reads the thread's user and assistant messages, oldest first.
+	Messages(ctx context.Context, id model.ThreadID, limit int) ([]model.Message, error)
+}

@@ -1,0 +1,175 @@
+package handoff
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Skill is one approved local skill: <root>/<name>/SKILL.md with name and description front matter.
+type Skill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	File        string `json:"file"`
+}
+
+// Recommendation is a skill routed to a handoff, with its score and why.
+type Recommendation struct {
+	Skill  Skill  `json:"skill"`
+	Score  int    `json:"score"`
+	Reason string `json:"reason"`
+}
+
+// Activation records whether a recommended skill's SKILL.md has been read (activated) yet.
+type Activation struct {
+	Skill        string `json:"skill"`
+	Activated    bool   `json:"activated"`
+	ActivationID string `json:"activationId,omitempty"`
+}
+
+// SkillRouting is what create stored about the skills of a handoff (its .skills.json file).
+type SkillRouting struct {
+	Root            string           `json:"root"`
+	Recommendations []Recommendation `json:"recommendations"`
+	Activations     []Activation     `json:"skillActivations"`
+}
+
+const (
+	maxSkillFile  = 64 << 10
+	maxSkillsRead = 500
+)
+
+// ParseFrontMatter reads the name and description of a SKILL.md: a block between two `---`
+// lines at the top, with `key: value` lines (values may be quoted).
+func ParseFrontMatter(b []byte) (name, description string, ok bool) {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 4096), maxSkillFile)
+	if !sc.Scan() || strings.TrimSpace(sc.Text()) != "---" {
+		return "", "", false
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "---" {
+			return name, description, name != ""
+		}
+		k, v, found := strings.Cut(line, ":")
+		if !found {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		switch strings.TrimSpace(k) {
+		case "name":
+			name = v
+		case "description":
+			description = v
+		}
+	}
+	return "", "", false
+}
+
+// LoadSkills lists the skills of root in name order; unreadable or malformed ones are skipped.
+func LoadSkills(root string) []Skill {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var out []Skill
+	for _, e := range entries {
+		if len(out) >= maxSkillsRead || !e.IsDir() {
+			continue
+		}
+		file := filepath.Join(root, e.Name(), "SKILL.md")
+		real, err := filepath.EvalSymlinks(file)
+		if err != nil || !Inside(root, real) {
+			continue // a SKILL.md that links out of the approved root is not approved
+		}
+		st, err := os.Stat(real)
+		if err != nil || !st.Mode().IsRegular() || st.Size() > maxSkillFile {
+			continue
+		}
+		b, err := os.ReadFile(real)
+		if err != nil {
+			continue
+		}
+		name, desc, ok := ParseFrontMatter(b)
+		if !ok {
+			continue
+		}
+		out = append(out, Skill{Name: name, Description: desc, File: file})
+	}
+	slices.SortFunc(out, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+var stopWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "into": true, "from": true, "use": true}
+
+func words(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len(w) >= 3 && !stopWords[w] && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Route ranks skills for a task: 3 points per task word in the skill's name, 1 per word in its
+// description; ties go by name. Only skills with a positive score are kept, at most limit.
+func Route(skills []Skill, task string, limit int) []Recommendation {
+	taskWords := words(task)
+	var recs []Recommendation
+	for _, s := range skills {
+		nameWords, descWords := words(s.Name), words(s.Description)
+		var inName, inDesc []string
+		for _, w := range taskWords {
+			switch {
+			case slices.Contains(nameWords, w):
+				inName = append(inName, w)
+			case slices.Contains(descWords, w):
+				inDesc = append(inDesc, w)
+			}
+		}
+		score := 3*len(inName) + len(inDesc)
+		if score == 0 {
+			continue
+		}
+		var why []string
+		if len(inName) > 0 {
+			why = append(why, fmt.Sprintf("name matches %s (3 each)", strings.Join(inName, ", ")))
+		}
+		if len(inDesc) > 0 {
+			why = append(why, fmt.Sprintf("description matches %s (1 each)", strings.Join(inDesc, ", ")))
+		}
+		recs = append(recs, Recommendation{Skill: s, Score: score, Reason: strings.Join(why, "; ")})
+	}
+	slices.SortStableFunc(recs, func(a, b Recommendation) int {
+		if a.Score != b.Score {
+			return b.Score - a.Score
+		}
+		return strings.Compare(a.Skill.Name, b.Skill.Name)
+	})
+	if len(recs) > limit {
+		recs = recs[:limit]
+	}
+	return recs
+}
+
+// ContextLine is how a recommendation enters a handoff's skillContext.
+func (r Recommendation) ContextLine() string {
+	line := "skill " + r.Skill.Name
+	if r.Skill.Description != "" {
+		line += ": " + r.Skill.Description
+	}
+	if rs := []rune(line); len(rs) > 900 {
+		line = string(rs[:900]) + "…"
+	}
+	return line + " (" + r.Skill.File + ")"
+}

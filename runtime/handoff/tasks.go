@@ -1,0 +1,267 @@
+package handoff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/store"
+)
+
+// run is a task whose turn this runtime started and has not yet seen end.
+type run struct {
+	id      model.ThreadID
+	handoff model.Handoff
+	place   Place
+	sandbox Sandbox
+	before  snapshot
+	ended   chan struct{} // closed when the turn ended
+	done    chan struct{} // closed when its outcome is recorded
+	quit    chan struct{} // closed when the service closes
+	endOnce sync.Once
+
+	mu        sync.Mutex
+	cancelBy  string
+	timedOut  bool
+	quitOnce  sync.Once
+	finishing bool
+}
+
+func (r *run) stop() { r.quitOnce.Do(func() { close(r.quit) }) }
+
+// plan is a task resolved from its handoff and the current policy, before anything runs.
+type plan struct {
+	handoffID string
+	handoff   model.Handoff
+	place     Place
+	provider  Provider
+	timeout   time.Duration
+}
+
+func checkTimeout(ms int64) (time.Duration, error) {
+	if ms == 0 {
+		return model.DefaultTaskTimeout, nil
+	}
+	d := time.Duration(ms) * time.Millisecond
+	if d < model.MinTaskTimeout || d > model.MaxTaskTimeout {
+		return 0, model.Errorf(model.CodeInvalidArgument, "give timeoutMs from 1000 to 600000 (default 300000)", "timeoutMs %d is out of range", ms)
+	}
+	return d, nil
+}
+
+// Start starts a task from a handoff (or from the legacy direct fields, which make a handoff
+// first). A high-risk handoff without the operator's confirmation waits as
+// awaitingConfirmation and the call fails with FAILED_PRECONDITION naming the task.
+func (s *Service) Start(ctx context.Context, caller api.Caller, p api.TaskStartParams) (api.TaskStartResult, error) {
+	pl, err := s.plan(ctx, caller, p)
+	if err != nil {
+		return api.TaskStartResult{}, err
+	}
+	high := pl.handoff.RiskLevel == model.RiskHigh
+	confirmed := high && p.ConfirmHighRisk
+	// The thread never gets the network from thread/start: a confirmed turn gets it from its
+	// own turn/start policy, so a thread held for confirmation has none.
+	threadSandbox := DeriveSandbox(pl.handoff, pl.place.Dir, false)
+	spec := ThreadSpec{Cwd: pl.place.Dir, Sandbox: threadSandbox.Mode, Approval: "never", Config: threadSandbox.threadConfig()}
+	pl.provider.apply(&spec)
+	id, applied, err := s.opts.Runner.StartThread(ctx, spec)
+	if err != nil {
+		return api.TaskStartResult{}, err
+	}
+	now := s.opts.Now()
+	rec := model.TaskRecord{V: 1, ID: id, HandoffID: pl.handoffID, Status: model.TaskAwaitingConfirmation, Risk: pl.handoff.RiskLevel,
+		Operations: slices.Clone(pl.handoff.AllowedOperations), Root: pl.place.Root, Sandbox: threadSandbox.Mode, Goal: pl.handoff.Goal(),
+		Provider: pl.provider.Name, TimeoutMs: pl.timeout.Milliseconds(), StartedBy: CallerName(caller), CreatedAt: now, UpdatedAt: now}
+	if err := s.opts.Store.PutTask(rec); err != nil {
+		return api.TaskStartResult{}, err
+	}
+	s.trace(TraceEntry{Event: "created", Task: id, Handoff: pl.handoffID, By: rec.StartedBy,
+		Details: map[string]any{"risk": rec.Risk, "operations": rec.Operations, "root": rec.Root, "sandbox": threadSandbox.Mode, "appliedSandbox": applied, "provider": pl.provider.Trace()}})
+	if high && !confirmed {
+		s.trace(TraceEntry{Event: "awaitingConfirmation", Task: id, Handoff: pl.handoffID, Decision: "high risk needs the operator's confirmation"})
+		return api.TaskStartResult{}, model.Errorf(model.CodeFailedPrecondition, "the operator confirms it with `codexhost task confirm "+string(id)+"` (or starts it with --confirm-high-risk)",
+			"handoff %s is high risk: task %s waits as awaitingConfirmation for the operator", pl.handoffID, id).WithDetail("taskId", string(id)).WithDetail("status", model.TaskAwaitingConfirmation)
+	}
+	info, err := s.begin(ctx, pl, rec, CallerName(caller), confirmed)
+	return api.TaskStartResult{Task: info}, err
+}
+
+// plan resolves the handoff, the policy, the provider and the timeout of a start.
+func (s *Service) plan(ctx context.Context, caller api.Caller, p api.TaskStartParams) (plan, error) {
+	timeout, err := checkTimeout(p.TimeoutMs)
+	if err != nil {
+		return plan{}, err
+	}
+	pol := s.policy()
+	provider, err := pickProvider(pol, p.Provider)
+	if err != nil {
+		return plan{}, err
+	}
+	hid := p.HandoffID
+	switch {
+	case hid != "" && (p.Task != "" || p.ProjectPath != "" || p.Workspace != ""):
+		return plan{}, model.Errorf(model.CodeInvalidArgument, "give handoffId alone, or task with projectPath or workspace", "handoffId and the direct task fields are exclusive")
+	case hid == "":
+		res, err := s.Create(ctx, caller, api.HandoffCreateParams{Handoff: legacyHandoff(p)})
+		if err != nil {
+			return plan{}, err
+		}
+		hid = res.HandoffID
+	}
+	_, h, _, err := s.load(hid)
+	if err != nil {
+		return plan{}, err
+	}
+	if err := s.refuseActive(hid); err != nil {
+		return plan{}, err
+	}
+	// The tree may have changed since create: the check runs again.
+	place, err := Resolve(pol, h)
+	if err != nil {
+		return plan{}, err
+	}
+	return plan{handoffID: hid, handoff: h, place: place, provider: provider, timeout: timeout}, nil
+}
+
+func pickProvider(pol config.Handoff, name string) (Provider, error) {
+	if name == "" {
+		return Provider{}, nil
+	}
+	prof, ok := pol.Providers[name]
+	if !ok {
+		var names []string
+		for n := range pol.Providers {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return Provider{}, model.Errorf(model.CodeInvalidArgument, "use a profile of [handoff.providers] ("+strings.Join(names, ", ")+")", "no provider profile %q", name)
+	}
+	return Provider{Name: name, Profile: prof}, nil
+}
+
+// legacyHandoff builds the handoff of a direct start: read and write at medium risk.
+func legacyHandoff(p api.TaskStartParams) []byte {
+	title := strings.TrimSpace(strings.SplitN(strings.TrimSpace(p.Task), "\n", 2)[0])
+	if r := []rune(title); len(r) > model.MaxTitleChars {
+		title = string(r[:model.MaxTitleChars-1]) + "…"
+	}
+	h := model.Handoff{Version: model.HandoffVersion, Title: title, Objective: p.Task, ProjectPath: p.ProjectPath, Workspace: p.Workspace,
+		Constraints:       []string{"Operate only inside the approved project root."},
+		AllowedOperations: []string{model.OpRead, model.OpWrite}, RiskLevel: model.RiskMedium}
+	b, _ := jsonMarshal(h)
+	return b
+}
+
+// refuseActive refuses a second task of a handoff while one is running or awaiting.
+func (s *Service) refuseActive(hid string) error {
+	var active model.ThreadID
+	err := s.opts.Store.Tasks(func(t model.TaskRecord) error {
+		if t.HandoffID == hid && !model.TaskTerminal(t.Status) {
+			active = t.ID
+			return store.StopScan
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, store.StopScan) {
+		return err
+	}
+	if active != "" {
+		return model.Errorf(model.CodeFailedPrecondition, "wait for it (`codexhost task status "+string(active)+"`) or cancel it (`codexhost task cancel "+string(active)+" --confirm`)",
+			"handoff %s already has task %s running or awaiting confirmation", hid, active).WithDetail("taskId", string(active))
+	}
+	return nil
+}
+
+// begin starts the turn of a task: snapshot, prompt, sandbox, timeout.
+func (s *Service) begin(ctx context.Context, pl plan, rec model.TaskRecord, by string, confirmed bool) (api.TaskInfo, error) {
+	sb := DeriveSandbox(pl.handoff, pl.place.Dir, confirmed)
+	r := &run{id: rec.ID, handoff: pl.handoff, place: pl.place, sandbox: sb, before: takeSnapshot(pl.place.Dir), ended: make(chan struct{}), done: make(chan struct{}), quit: make(chan struct{})}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return api.TaskInfo{}, model.Errorf(model.CodeFailedPrecondition, "retry once the runtime runs again", "the runtime is shutting down")
+	}
+	s.runs[rec.ID] = r
+	s.mu.Unlock()
+	now := s.opts.Now()
+	turnID, err := s.opts.Runner.StartTurn(ctx, rec.ID, Prompt(pl.handoff, pl.place, sb), sb.TurnPolicy())
+	if err != nil {
+		s.forget(rec.ID)
+		_, _ = s.opts.Store.UpdateTask(rec.ID, func(t *model.TaskRecord) error {
+			t.Status, t.Reason, t.EndedAt, t.UpdatedAt = model.TaskFailed, "the turn did not start: "+model.AsError(err).Message, now, now
+			return nil
+		})
+		return api.TaskInfo{}, err
+	}
+	updated, err := s.opts.Store.UpdateTask(rec.ID, func(t *model.TaskRecord) error {
+		if t.Status == model.TaskAwaitingConfirmation {
+			t.Status = model.TaskRunning
+		}
+		t.TurnID, t.Sandbox, t.Network, t.StartedAt, t.Deadline, t.UpdatedAt = turnID, sb.Mode, sb.Network, now, now.Add(pl.timeout), now
+		if confirmed {
+			t.ConfirmedBy = by
+		}
+		return nil
+	})
+	if err != nil {
+		return api.TaskInfo{}, err
+	}
+	s.trace(TraceEntry{Event: "started", Task: rec.ID, Handoff: pl.handoffID, By: by, Decision: "sandbox " + sb.Mode,
+		Details: map[string]any{"turnId": turnID, "network": sb.Network, "confirmed": confirmed, "timeoutMs": pl.timeout.Milliseconds()}})
+	s.workers.Add(1)
+	go s.watchTimeout(r, pl.timeout)
+	return s.info(updated), nil
+}
+
+func (s *Service) forget(id model.ThreadID) {
+	s.mu.Lock()
+	delete(s.runs, id)
+	s.mu.Unlock()
+}
+
+// Confirm is the operator's confirmation of an awaiting high-risk task (ConfirmPolicy): it
+// starts the turn, with the network the confirmation grants.
+func (s *Service) Confirm(ctx context.Context, caller api.Caller, p api.TaskConfirmParams) (api.TaskStartResult, error) {
+	rec, err := s.task(p.TaskID)
+	if err != nil {
+		return api.TaskStartResult{}, err
+	}
+	if rec.Status != model.TaskAwaitingConfirmation {
+		return api.TaskStartResult{}, model.Errorf(model.CodeFailedPrecondition, "only a task awaiting confirmation can be confirmed", "task %s is %s", rec.ID, rec.Status)
+	}
+	_, h, _, err := s.load(rec.HandoffID)
+	if err != nil {
+		return api.TaskStartResult{}, err
+	}
+	pol := s.policy()
+	place, err := Resolve(pol, h)
+	if err != nil {
+		return api.TaskStartResult{}, err
+	}
+	provider, _ := pickProvider(pol, rec.Provider)
+	s.trace(TraceEntry{Event: "confirmed", Task: rec.ID, Handoff: rec.HandoffID, By: CallerName(caller), Decision: "the operator confirmed the high-risk task; network granted"})
+	pl := plan{handoffID: rec.HandoffID, handoff: h, place: place, provider: provider, timeout: time.Duration(rec.TimeoutMs) * time.Millisecond}
+	info, err := s.begin(ctx, pl, rec, CallerName(caller), true)
+	return api.TaskStartResult{Task: info}, err
+}
+
+func (s *Service) task(id string) (model.TaskRecord, error) {
+	tid, err := model.ParseThreadID(id)
+	if err != nil {
+		return model.TaskRecord{}, err
+	}
+	rec, err := s.opts.Store.Task(tid)
+	if errors.Is(err, store.ErrNotFound) {
+		return rec, model.Errorf(model.CodeThreadNotFound, "list the tasks with `codexhost task status`", "no task %s", tid)
+	}
+	return rec, err
+}
+
+func (s *Service) logf(format string, args ...any) { fmt.Fprintf(s.opts.Log, format, args...) }

@@ -1,0 +1,132 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/handoff"
+	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/runtime/route"
+)
+
+// handoffState is the handoff service of a Host, opened on the first handoff or task call
+// (which is also when tasks cut off by a restart start reading interrupted).
+type handoffState struct {
+	once  sync.Once
+	svc   *handoff.Service
+	err   error
+	stop  context.CancelFunc
+	after func(time.Duration) <-chan time.Time // the timeout clock; tests inject one
+}
+
+func (h *Host) handoffService() (*handoff.Service, error) {
+	st := &h.handoffs
+	st.once.Do(func() {
+		st.svc, st.err = handoff.New(handoff.Options{
+			Home: h.opts.Home, Store: h.store, Runner: nativeTaskRunner{h.native}, Config: h.config,
+			Tests: h.handoffTestEnv, Now: h.opts.Now, After: st.after, Log: h.opts.Log,
+		})
+		if st.err != nil {
+			return
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		st.stop = cancel
+		svc := st.svc
+		h.Subscribe(ctx, func(ev api.Event) {
+			if ev.Type == api.EventThreadStatus && ev.TurnStatus != "" {
+				svc.OnTurnEnd(model.ThreadID(ev.Thread), ev.TurnStatus)
+			}
+		})
+	})
+	return st.svc, st.err
+}
+
+func (h *Host) closeHandoffs() {
+	if h.handoffs.stop != nil {
+		h.handoffs.stop()
+		h.handoffs.svc.Close()
+	}
+}
+
+// handoffRoutes are handoff.* and task.*: agents and named clients (no operator scope
+// needed) create, list, show and start within the [handoff] policy, read status and results
+// and cancel; confirming a high-risk task (task.confirm, or task.start with confirmHighRisk)
+// is for the home's operator client only.
+func (h *Host) handoffRoutes() []route.Route {
+	return []route.Route{
+		handoffRoute(h, api.MethodHandoffCreate, route.Everyone, nil, (*handoff.Service).Create),
+		handoffRoute(h, api.MethodHandoffList, route.Everyone, nil, (*handoff.Service).List),
+		handoffRoute(h, api.MethodHandoffShow, route.Everyone, nil, (*handoff.Service).Show),
+		handoffRoute(h, api.MethodTaskStart, route.Everyone, confirmEscalation, (*handoff.Service).Start),
+		handoffRoute(h, api.MethodTaskStatus, route.Everyone, nil, (*handoff.Service).Status),
+		handoffRoute(h, api.MethodTaskResult, route.Everyone, nil, (*handoff.Service).Result),
+		handoffRoute(h, api.MethodTaskCancel, route.Everyone, nil, (*handoff.Service).Cancel),
+		handoffRoute(h, api.MethodTaskConfirm, confirmPolicy, nil, (*handoff.Service).Confirm),
+	}
+}
+
+// confirmPolicy: the operator confirms a high-risk task at the keyboard.
+var confirmPolicy = &route.Policy{Clients: &route.ClientRule{}, OperatorOnly: true,
+	Hint: "a high-risk task is confirmed by the operator: `codexhost task confirm ID` or `codexhost task start --confirm-high-risk`"}
+
+func confirmEscalation(_ context.Context, _ route.Env, p api.TaskStartParams) (*route.Policy, error) {
+	if p.ConfirmHighRisk {
+		return confirmPolicy, nil
+	}
+	return nil, nil
+}
+
+// handoffRoute serves one method of the handoff service, opened on first use.
+func handoffRoute[P, R any](h *Host, method string, pol *route.Policy, escalate func(context.Context, route.Env, P) (*route.Policy, error),
+	fn func(*handoff.Service, context.Context, api.Caller, P) (R, error)) route.Route {
+	return route.Spec[P]{Method: method, Policy: pol, Escalate: escalate,
+		Call: func(ctx context.Context, env route.Env, p P) (any, error) {
+			svc, err := h.handoffService()
+			if err != nil {
+				return nil, err
+			}
+			return fn(svc, ctx, env.Caller, p)
+		}}.Route()
+}
+
+// handoffTestEnv is how codexhost runs test commands: under `codex sandbox`, with a minimal
+// environment (PATH, HOME, LANG and the Codex home the sandbox tool needs).
+func (h *Host) handoffTestEnv() (handoff.TestEnv, error) {
+	lookup := envLookup(h.opts.Environ)
+	bin, err := appserver.Locate(h.config().CodexBin, lookup)
+	if err != nil {
+		return handoff.TestEnv{}, err
+	}
+	env := []string{}
+	for _, k := range []string{"PATH", "HOME", "LANG", "CODEX_HOME"} {
+		if v := lookup(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return handoff.TestEnv{CodexBin: bin, Env: env}, nil
+}
+
+// nativeTaskRunner runs tasks on the native Codex harness.
+type nativeTaskRunner struct{ n *harness.Native }
+
+func (r nativeTaskRunner) StartThread(ctx context.Context, s handoff.ThreadSpec) (model.ThreadID, string, error) {
+	return r.n.StartWithPolicy(ctx, harness.PolicyStart{Cwd: s.Cwd, Model: s.Model, ModelProvider: s.ModelProvider, Approval: s.Approval, Sandbox: s.Sandbox, Config: s.Config})
+}
+
+func (r nativeTaskRunner) StartTurn(ctx context.Context, id model.ThreadID, text string, policy map[string]any) (string, error) {
+	return r.n.SendWithPolicy(ctx, id, text, policy)
+}
+
+func (r nativeTaskRunner) Interrupt(ctx context.Context, id model.ThreadID) error {
+	_, err := r.n.Cancel(ctx, id)
+	return err
+}
+
+func (r nativeTaskRunner) Messages(ctx context.Context, id model.ThreadID, limit int) ([]model.Message, error) {
+	snap, err := r.n.Read(ctx, id, harness.ReadRequest{Messages: true, Limit: limit})
+	return snap.Messages, err
+}
