@@ -6,10 +6,12 @@ package marker
 
 import (
 	"strings"
+
+	"github.com/codexhost/codexhost/model"
 )
 
 // Tool is the canonical name of a marker tool.
-type Tool string
+type Tool = model.MarkerTool
 
 // The five tools, by canonical name.
 const (

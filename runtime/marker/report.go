@@ -15,44 +15,12 @@ const (
 	Skipped  = "skipped"  // it never ran: invalid, over a limit, or its round was skipped
 )
 
-// Created describes a thread made by a task-create block.
-type Created struct {
-	ID      string `json:"id"`
-	Harness string `json:"harness"`
-	// Worktree is the created thread's own git worktree and Branch its branch; both empty
-	// when the author's cwd is not in a git work tree and the thread shares it.
-	Worktree string `json:"worktree,omitempty"`
-	Branch   string `json:"branch,omitempty"`
-	Cwd      string `json:"cwd,omitempty"`
-}
-
-// ThreadView is one snapshot of a poll or wait target.
-type ThreadView struct {
-	ID         string `json:"id"`
-	Status     string `json:"status,omitempty"`
-	TurnID     string `json:"turnId,omitempty"`
-	TurnStatus string `json:"turnStatus,omitempty"`
-	Result     string `json:"-"` // the newest chars of its result: content, never stored
-	Refusal    string `json:"refusal,omitempty"`
-	Detail     string `json:"detail,omitempty"`
-	TimedOut   bool   `json:"timedOut,omitempty"`
-}
-
-// Outcome is what became of one block.
-type Outcome struct {
-	Seq      int    `json:"seq"`
-	Info     string `json:"info"`
-	Tool     Tool   `json:"tool"`
-	Decision string `json:"decision"`
-	Code     string `json:"code,omitempty"`
-	Detail   string `json:"detail,omitempty"`
-	// Name is a task-create block's name: in the report only, never stored.
-	Name    string       `json:"-"`
-	Created *Created     `json:"created,omitempty"`
-	TurnID  string       `json:"turnId,omitempty"` // the turn a cancel stopped or a retry started
-	Targets []string     `json:"targets,omitempty"`
-	Views   []ThreadView `json:"views,omitempty"`
-}
+// The outcome types live in model so that the store can keep a run's outcomes.
+type (
+	Created    = model.MarkerCreated
+	ThreadView = model.MarkerView
+	Outcome    = model.MarkerOutcome
+)
 
 // Report is the follow-up message of one author turn.
 type Report struct {
