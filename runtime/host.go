@@ -23,6 +23,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/runtime/marker"
 	"github.com/codexhost/codexhost/runtime/watch"
 	"github.com/codexhost/codexhost/store"
 )
@@ -84,6 +85,8 @@ type Host struct {
 	supervision *supervision // supervised threads of continue (runtime/supervise.go)
 
 	node nodeState // this runtime as a paired node (runtime/node.go)
+
+	markers *marker.Engine // marker blocks (runtime/markers.go)
 }
 
 // Open starts a runtime on opts.Home: store, config, harnesses and listeners. Serve must be
@@ -149,7 +152,10 @@ func (h *Host) takeStore(st *store.Store) error {
 	if err := h.startHarnesses(unixEndpoint); err != nil {
 		return err
 	}
-	return h.startWatches()
+	if err := h.startWatches(); err != nil {
+		return err
+	}
+	return h.startMarkers()
 }
 
 func (h *Host) startHarnesses(endpoint string) error {
@@ -257,6 +263,7 @@ func (h *Host) Close() error {
 	if h.server != nil {
 		errs = append(errs, h.server.Close())
 	}
+	h.closeMarkers()
 	if h.stopWatch != nil {
 		h.stopWatch()
 		h.watch.Wait()
@@ -380,6 +387,7 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 	if h.watch != nil {
 		h.watch.OnEvent(ev.Thread, ev.Status, ev.TurnStatus)
 	}
+	h.markersEvent(ev)
 	h.catalogObserve(ev.Thread, ev.Status)
 	h.publish(api.Event{Type: api.EventThreadStatus, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID, TurnStatus: ev.TurnStatus})
 	h.supervisedEvent(ev)
@@ -433,6 +441,8 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadWatchParams) (any, error) { return h.ThreadWatch(ctx, caller, p) })
 	case api.MethodThreadWatches:
 		return h.ThreadWatches(), nil
+	case api.MethodThreadMarkers:
+		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadMarkersParams) (any, error) { return h.ThreadMarkers(ctx, p) })
 	case api.MethodClientEvents:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.ClientEventsParams) (any, error) { return h.ClientEvents(caller, p) })
 	case api.MethodThreadCancel:

@@ -170,6 +170,8 @@ type Config struct {
 
 	// Supervision is the policy of the agent-facing compat tools (supervision.go).
 	Supervision Supervision `toml:"supervision,omitempty"`
+	// Markers tunes marker blocks (markers.go).
+	Markers Markers `toml:"markers,omitempty"`
 }
 
 var namePattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
@@ -241,6 +243,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.validateSupervision(); err != nil {
+		return err
+	}
+	if err := c.validateMarkers(); err != nil {
 		return err
 	}
 	return c.validateCatalog()

@@ -35,6 +35,8 @@ const (
 // Facts is what the gates know of one thread.
 type Facts struct {
 	ID        string
+	Harness   string
+	Cwd       string
 	Project   string // the workspace root: the git top level of its cwd, else its cwd
 	Principal string // who it acts for: "operator", "client:NAME"
 	Parent    string // its delegation or marker-creation parent, "" when none
