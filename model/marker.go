@@ -86,6 +86,7 @@ const (
 type MarkerPending struct {
 	Seq      int           `json:"seq"`
 	Tool     MarkerTool    `json:"tool"`
+	Info     string        `json:"info"`
 	Targets  []string      `json:"targets"`
 	Interval time.Duration `json:"interval"`
 	Deadline time.Time     `json:"deadline"`

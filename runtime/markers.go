@@ -12,6 +12,7 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
 	"github.com/codexhost/codexhost/runtime/marker"
 	"github.com/codexhost/codexhost/store"
@@ -368,6 +369,9 @@ func (t markerThreads) Permission(principal string, tool marker.Tool) marker.Per
 	client, ok := strings.CutPrefix(principal, model.ClientRecipientPrefix)
 	if !ok {
 		return marker.Permission{LookupFailed: true}
+	}
+	if client == config.OperatorClient {
+		return marker.Permission{Allowed: true} // the home's own operator client
 	}
 	cfg := t.h.config()
 	if _, known := cfg.Clients[client]; !known {

@@ -58,6 +58,7 @@ const (
 	SkipExecutorInvalid = "executor_invalid"
 	SkipTargetMissing   = "target_missing"
 	SkipOverLimit       = "over_limit"
+	SkipAbandoned       = "abandoned" // the author was cancelled before the block ran
 )
 
 // Create is a valid task-create block. Name is for the report only.

@@ -75,6 +75,7 @@ type Engine struct {
 type liveRun struct {
 	run    model.MarkerRun
 	cancel context.CancelFunc
+	saved  bool // its durable record exists: a restart resumes it
 }
 
 // New makes an engine; Resume restores the runs of the last runtime.
@@ -145,7 +146,7 @@ func (e *Engine) Active(author model.ThreadID) []model.MarkerRun {
 	defer e.mu.Unlock()
 	var out []model.MarkerRun
 	for _, lr := range e.runs {
-		if lr.run.Author == author {
+		if lr.run.Author == author && lr.saved {
 			out = append(out, lr.run)
 		}
 	}
@@ -214,7 +215,7 @@ func (e *Engine) Resume() error {
 	}
 	for _, r := range runs {
 		ctx, cancel := context.WithCancel(context.Background())
-		lr := &liveRun{run: r, cancel: cancel}
+		lr := &liveRun{run: r, cancel: cancel, saved: true}
 		if !e.track(lr) {
 			cancel()
 			return nil

@@ -24,20 +24,23 @@ func (e *Engine) execute(ctx context.Context, lr *liveRun, parsed Parsed) {
 	plan := Plan(parsed)
 	e.createRound(ctx, run, author, plan)
 	for _, b := range plan {
-		if ctx.Err() != nil {
-			break
-		}
-		switch b.Tool {
-		case ToolCancel, ToolRetry:
-			run.Outcomes = append(run.Outcomes, e.control(ctx, author, b))
-		case ToolPoll, ToolWait:
+		switch {
+		case b.Tool == ToolPoll || b.Tool == ToolWait:
 			e.queueRead(run, b)
+		case ctx.Err() != nil:
+			// The author was cancelled (or the runtime is stopping): what has not run is abandoned.
+			run.Outcomes = append(run.Outcomes, Outcome{Seq: b.Seq, Info: b.Info, Tool: b.Tool, Decision: Skipped, Code: SkipAbandoned, Targets: targetsOf(b)})
+		case b.Tool == ToolCancel || b.Tool == ToolRetry:
+			run.Outcomes = append(run.Outcomes, e.control(ctx, author, b))
 		}
 	}
 	e.audit(*run, parsed)
 	if err := e.opts.Store.PutMarkerRun(*run); err != nil {
 		fmt.Fprintf(e.opts.Log, "marker run %s: save: %v\n", run.ID, err)
 	}
+	e.mu.Lock()
+	lr.saved = true
+	e.mu.Unlock()
 	e.finish(ctx, lr)
 }
 
@@ -161,7 +164,7 @@ func (e *Engine) control(ctx context.Context, author Facts, b Block) Outcome {
 
 // queueRead turns a poll or wait into a pending read with an absolute deadline.
 func (e *Engine) queueRead(run *model.MarkerRun, b Block) {
-	run.Pending = append(run.Pending, model.MarkerPending{Seq: b.Seq, Tool: b.Tool, Targets: b.Read.Targets,
+	run.Pending = append(run.Pending, model.MarkerPending{Seq: b.Seq, Tool: b.Tool, Info: b.Info, Targets: b.Read.Targets,
 		Interval: b.Read.Interval, Deadline: e.opts.Now().Add(b.Read.Timeout), Chars: b.Read.Chars})
 	if b.Read.DroppedTargets > 0 {
 		run.Outcomes = append(run.Outcomes, Outcome{Seq: b.Seq, Info: b.Info, Tool: b.Tool, Decision: Accepted,

@@ -14,7 +14,12 @@ import (
 // cancelled author abandons the run (no report); a closing runtime leaves it running, so the
 // next start resumes it with the same deadlines.
 func (e *Engine) finish(ctx context.Context, lr *liveRun) {
-	run := &lr.run
+	// A copy: Active reads lr.run while the reads go on.
+	e.mu.Lock()
+	final := lr.run
+	final.Outcomes = append([]Outcome(nil), lr.run.Outcomes...)
+	e.mu.Unlock()
+	run := &final
 	author, err := e.opts.Threads.Facts(ctx, string(run.Author))
 	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(e.opts.Log, "marker run %s: read author: %v\n", run.ID, err)
@@ -92,8 +97,7 @@ func (e *Engine) reportText(run model.MarkerRun) string {
 // read runs one poll or wait: targets that fail the target gate are settled at once; the rest
 // are read together each round until every one is terminal or the deadline passes.
 func (e *Engine) read(ctx context.Context, author Facts, p model.MarkerPending) Outcome {
-	info := string(p.Tool)
-	o := Outcome{Seq: p.Seq, Info: info, Tool: p.Tool, Decision: Accepted, Targets: p.Targets}
+	o := Outcome{Seq: p.Seq, Info: p.Info, Tool: p.Tool, Decision: Accepted, Targets: p.Targets}
 	views := make([]ThreadView, len(p.Targets))
 	open := map[int]bool{}
 	for i, id := range p.Targets {
