@@ -62,6 +62,9 @@ type ThreadRecord struct {
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 	RecencyAt time.Time `json:"recencyAt"`
+	// Goal marks a goal thread (acceptance criteria or test commands): it never runs marker
+	// blocks, though others may poll it.
+	Goal bool `json:"goal,omitempty"`
 }
 
 // DedupeKey is the implicit idempotency key of a delegation without request id: the same

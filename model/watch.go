@@ -54,6 +54,9 @@ type Watch struct {
 	DeliveredAt time.Time `json:"deliveredAt,omitzero"`
 	Reason      string    `json:"reason,omitempty"`
 	UpdatedAt   time.Time `json:"updatedAt"`
+	// MessageFile names a 0600 file in the engine's message folder whose text is delivered
+	// instead of a stop notification (a marker report); the record itself holds no content.
+	MessageFile string `json:"messageFile,omitempty"`
 }
 
 // ClientEvent is one entry of an external client's durable event log.

@@ -23,6 +23,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/runtime/marker"
 	"github.com/codexhost/codexhost/runtime/nodeserve"
 	"github.com/codexhost/codexhost/runtime/route"
 	"github.com/codexhost/codexhost/runtime/watch"
@@ -88,6 +89,8 @@ type Host struct {
 	node *nodeserve.Server // this runtime as a paired node
 
 	handoffs handoffState // handoffs and their tasks (runtime/handoffs.go)
+
+	markers *marker.Engine // marker blocks (runtime/markers.go)
 
 	routes *route.Table // every runtime API method with its policy (runtime/routes.go)
 }
@@ -159,7 +162,10 @@ func (h *Host) takeStore(st *store.Store) error {
 	if err := h.startHarnesses(unixEndpoint); err != nil {
 		return err
 	}
-	return h.startWatches()
+	if err := h.startWatches(); err != nil {
+		return err
+	}
+	return h.startMarkers()
 }
 
 func (h *Host) startHarnesses(endpoint string) error {
@@ -265,6 +271,7 @@ func (h *Host) Close() error {
 	if h.server != nil {
 		errs = append(errs, h.server.Close())
 	}
+	h.closeMarkers()
 	if h.stopWatch != nil {
 		h.stopWatch()
 		h.watch.Wait()
@@ -393,6 +400,7 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 	if h.watch != nil {
 		h.watch.OnEvent(ev.Thread, ev.Status, ev.TurnStatus)
 	}
+	h.markersEvent(ev)
 	h.catalogObserve(ev.Thread, ev.Status)
 	h.publish(api.Event{Type: api.EventThreadStatus, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID, TurnStatus: ev.TurnStatus})
 	h.supervisedEvent(ev)

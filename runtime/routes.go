@@ -88,6 +88,10 @@ func (h *Host) threadRoutes() []route.Route {
 			Call: func(ctx context.Context, env route.Env, p api.ThreadLineageParams) (any, error) {
 				return lineage.Walk(ctx, lineageSource{h: h, caller: env.Caller, visible: h.listVisible(env)}, p.Thread, p.MaxNodes)
 			}}.Route(),
+		route.Spec[api.ThreadMarkersParams]{Method: api.MethodThreadMarkers, Policy: route.Everyone,
+			Call: func(ctx context.Context, _ route.Env, p api.ThreadMarkersParams) (any, error) {
+				return h.ThreadMarkers(ctx, p)
+			}}.Route(),
 		route.Spec[struct{}]{Method: api.MethodThreadWatches, Policy: route.Everyone,
 			Call: func(context.Context, route.Env, struct{}) (any, error) { return h.ThreadWatches(), nil }}.Route(),
 		route.Spec[api.ClientEventsParams]{Method: api.MethodClientEvents, Policy: clientOnlyPolicy,

@@ -60,6 +60,7 @@ func permissionTable() []permissionCase {
 		{api.MethodThreadCancel, api.ThreadCancelParams{Thread: missing}, writers},
 		{api.MethodThreadWatch, api.ThreadWatchParams{Thread: missing}, notNode},
 		{api.MethodThreadWatches, nil, notNode},
+		{api.MethodThreadMarkers, api.ThreadMarkersParams{Thread: missing}, notNode},
 		{api.MethodThreadLineage, api.ThreadLineageParams{Thread: missing}, notNode},
 		{api.MethodClientEvents, api.ClientEventsParams{}, clientsAll},
 		{api.MethodCatalogHosts, nil, listers},

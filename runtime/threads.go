@@ -211,6 +211,7 @@ func (h *Host) ThreadCancel(ctx context.Context, p api.ThreadCancelParams) (api.
 	if err != nil {
 		return api.ThreadCancelResult{}, err
 	}
+	h.markersAuthorCancelled(id) // what its marker blocks have not run is abandoned
 	hs, err := h.threadHarness(ctx, id)
 	if err != nil {
 		return api.ThreadCancelResult{}, err

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,6 +21,8 @@ func (h *Host) startWatches() error {
 		Now:   h.opts.Now,
 		Log:   h.opts.Log,
 		Fault: faultPoint,
+		// Marker reports ride this path: their text is a 0600 file here (runtime/markers.go).
+		MessageDir: filepath.Join(h.opts.Home, "messages"),
 		OnClientEvent: func(client string) {
 			h.publish(api.Event{Type: api.EventClientLog, Thread: client})
 		},

@@ -173,6 +173,8 @@ type Config struct {
 
 	// Handoff is the policy of handoffs and their tasks (handoff.go).
 	Handoff Handoff `toml:"handoff,omitempty"`
+	// Markers tunes marker blocks (markers.go).
+	Markers Markers `toml:"markers,omitempty"`
 }
 
 var namePattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
@@ -247,6 +249,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.validateHandoff(); err != nil {
+		return err
+	}
+	if err := c.validateMarkers(); err != nil {
 		return err
 	}
 	return c.validateCatalog()

@@ -92,6 +92,8 @@ type Options struct {
 	Fault func(point string)
 	// OnClientEvent is told when a client's event log grew.
 	OnClientEvent func(client string)
+	// MessageDir holds the texts of queued messages (Watch.MessageFile): messages.go.
+	MessageDir string
 }
 
 // Engine observes watched threads and delivers their notifications.
@@ -156,7 +158,7 @@ func Open(opts Options) (*Engine, error) {
 		wake:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
-	var delivered []string
+	var delivered []model.Watch
 	err := opts.Store.Watches(func(w model.Watch) error {
 		switch w.State {
 		case model.WatchWatching, model.WatchPending:
@@ -177,15 +179,16 @@ func Open(opts Options) (*Engine, error) {
 		case model.WatchUndeliverable:
 			e.undeliverable = append(e.undeliverable, w)
 		case model.WatchDelivered:
-			delivered = append(delivered, w.ID)
+			delivered = append(delivered, w)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range delivered {
-		if err := opts.Store.DeleteWatch(id); err != nil {
+	for i := range delivered {
+		e.dropMessage(&delivered[i])
+		if err := opts.Store.DeleteWatch(delivered[i].ID); err != nil {
 			return nil, err
 		}
 	}
@@ -613,7 +616,7 @@ func (e *Engine) deliver(ctx context.Context, recipient string) {
 		return
 	}
 	dctx, cancel := context.WithTimeout(ctx, deliverTimeout)
-	err := e.opts.Send(dctx, model.ThreadID(recipient), Text(snapshot))
+	err := e.opts.Send(dctx, model.ThreadID(recipient), e.text(snapshot))
 	cancel()
 	now = e.opts.Now()
 
@@ -631,6 +634,7 @@ func (e *Engine) deliver(ctx context.Context, recipient string) {
 			e.fault("after-delivery-recorded")
 			delete(e.active, w.ID)
 			delete(e.restored, w.ID)
+			e.dropMessage(w)
 			if derr := e.opts.Store.DeleteWatch(w.ID); derr != nil {
 				fmt.Fprintf(e.opts.Log, "watch %s: delete: %v\n", w.ID, derr)
 			}
@@ -679,6 +683,7 @@ func (e *Engine) deliverToClient(client string, batch []*model.Watch, snapshot [
 func (e *Engine) giveUpLocked(w *model.Watch, now time.Time, reason string) {
 	w.State, w.Reason = model.WatchUndeliverable, reason
 	e.save(w, now)
+	e.dropMessage(w)
 	delete(e.active, w.ID)
 	delete(e.restored, w.ID)
 	e.undeliverable = append(e.undeliverable, *w)

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+func newThreadMarkersCmd(a *agentCommand) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "markers T [--json]",
+		Short: "List the marker blocks a thread wrote (the audit) and its polls and waits still running",
+		Args:  exactThreadArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p := api.ThreadMarkersParams{Thread: args[0]}
+			var res api.ThreadMarkersResult
+			if asJSON {
+				return a.run(cmd, api.MethodThreadMarkers, p, &res)
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			c, err := a.conn.connectAgent(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			if err := c.Call(ctx, api.MethodThreadMarkers, p, &res); err != nil {
+				return err
+			}
+			printMarkers(cmd.OutOrStdout(), res)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// printMarkers renders the result for people: one line per block, then the running runs.
+func printMarkers(w io.Writer, res api.ThreadMarkersResult) {
+	fmt.Fprintf(w, "thread %s\n", res.Link)
+	if c := res.Created; c != nil {
+		fmt.Fprintf(w, "created by a marker block of codex://threads/%s (generation %d)\n", c.Parent, c.Generation)
+	}
+	if len(res.Audit) == 0 {
+		fmt.Fprintln(w, "no marker blocks")
+	}
+	for _, a := range res.Audit {
+		line := fmt.Sprintf("%s turn %s #%d %s: %s", a.DecidedAt.Format("2006-01-02 15:04:05"), a.Turn, a.Seq, a.Info, a.Decision)
+		if a.Code != "" {
+			line += " (" + a.Code + ")"
+		}
+		if a.Created != "" {
+			line += " created " + a.Created.Link()
+		}
+		if len(a.Targets) > 0 {
+			line += " targets " + strings.Join(a.Targets, ", ")
+		}
+		fmt.Fprintln(w, line)
+	}
+	for _, r := range res.Running {
+		for _, p := range r.Pending {
+			fmt.Fprintf(w, "running: turn %s #%d %s on %s until %s\n", r.Turn, p.Seq, p.Info, strings.Join(p.Targets, ", "), p.Deadline.Format("2006-01-02 15:04:05"))
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
+)
+
+// thread markers prints a thread's audit for people, and the runtime's result with --json.
+func TestThreadMarkersPrintsTheAudit(t *testing.T) {
+	home, err := os.MkdirTemp("", "chk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(home) })
+	script := `cat >/dev/null; printf '%s\n' '` + "```task-read" + `' '{"task_id":"019a0000-0000-7000-8000-0000000000ff"}' '` + "```" + `'`
+	cfg := &config.Config{Harnesses: map[string]config.Harness{"author": {Command: []string{"sh", "-c", script}}}}
+	if err := config.Save(home, cfg); err != nil {
+		t.Fatal(err)
+	}
+	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CODEXHOST_CODEX_BIN=/nonexistent/codex"}
+	host := serveRuntime(t, home, environ)
+	t.Setenv(envHome, home)
+	t.Setenv(envClientToken, "")
+	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", host.Endpoints()[0])
+	t.Setenv("CODEXHOST_RUNTIME_TOKEN", host.RuntimeToken())
+	res, err := host.DelegateStart(context.Background(), api.Caller{Kind: api.CallerClient, Client: "bot"}, api.DelegateStartParams{Harness: "author", Task: "go", Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Thread.ID
+	var got api.ThreadMarkersResult
+	deadline := time.Now().Add(30 * time.Second)
+	for len(got.Audit) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no audit")
+		}
+		out, errOut, code := run(t, "thread", "markers", id, "--json")
+		if code != 0 {
+			t.Fatalf("markers --json (%d): %s", code, errOut)
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got.Thread != id || got.Audit[0].Info != "task-read" || got.Audit[0].Decision != "accepted" {
+		t.Fatalf("%+v", got)
+	}
+	out, _, code := run(t, "thread", "markers", id)
+	if code != 0 || !strings.Contains(out, "#1 task-read: accepted targets 019a0000-0000-7000-8000-0000000000ff") {
+		t.Fatalf("human output (%d):\n%s", code, out)
+	}
+}

@@ -1,0 +1,21 @@
+package api
+
+import "github.com/codexhost/codexhost/model"
+
+// MethodThreadMarkers lists a thread's marker-block audit and its running polls and waits.
+const MethodThreadMarkers = "thread.markers"
+
+// ThreadMarkersParams names the thread.
+type ThreadMarkersParams struct {
+	Thread string `json:"thread"`
+}
+
+// ThreadMarkersResult is the audit of every block the thread wrote (oldest first), the runs
+// still polling or waiting, and — when a marker block created the thread — its creation.
+type ThreadMarkersResult struct {
+	Thread  string              `json:"threadId"`
+	Link    string              `json:"deepLink"`
+	Audit   []model.MarkerAudit `json:"audit"`
+	Running []model.MarkerRun   `json:"running"`
+	Created *model.MarkerChild  `json:"createdBy,omitempty"`
+}

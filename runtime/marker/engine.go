@@ -1,0 +1,230 @@
+package marker
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/codexhost/codexhost/model"
+)
+
+// Threads is what the engine does to threads, through the runtime's own paths.
+type Threads interface {
+	// Facts reads what the gates need of one thread; CodeThreadNotFound when there is none.
+	Facts(ctx context.Context, id string) (Facts, error)
+	// View reads a snapshot for a report: status, last turn and the newest chars of its result.
+	View(ctx context.Context, id string, chars int) (view ThreadView, running bool, err error)
+	// Create starts a sibling thread for author with the block's prompt; a *model.Error with
+	// CodeFailedPrecondition is a refusal (its message the reason), anything else a failure.
+	Create(ctx context.Context, author Facts, c Create) (Created, error)
+	// Cancel stops the running turn through the real cancel path.
+	Cancel(ctx context.Context, id string) (turnID string, err error)
+	// Retry starts a new turn with the last turn's user message, model unchanged.
+	Retry(ctx context.Context, id string) (turnID string, err error)
+	// Permission looks up the principal's right to a control tool.
+	Permission(principal string, tool Tool) Permission
+	// ActiveThreads counts the principal's threads with a running turn (the quota).
+	ActiveThreads(ctx context.Context, principal string) (int, error)
+}
+
+// Store keeps the audit, marker-created links and durable runs.
+type Store interface {
+	PutMarkerAudits([]model.MarkerAudit) error
+	PutMarkerChild(model.MarkerChild) error
+	MarkerChild(model.ThreadID) (model.MarkerChild, error)
+	MarkerChildren(model.ThreadID) (int, error)
+	PutMarkerRun(model.MarkerRun) error
+	MarkerRuns(func(model.MarkerRun) error) error
+}
+
+// Deliver queues a run's report, exactly once, through the notification path (busy →
+// pending, retried, merged with the author's other notifications).
+type Deliver func(run model.MarkerRun, text string) error
+
+// Options configure an Engine.
+type Options struct {
+	Threads Threads
+	Store   Store
+	Deliver Deliver
+	Now     func() time.Time
+	Log     io.Writer
+	// Workers bounds the polls and waits running at once.
+	Workers int
+	// Quota is the principal's maximum of running threads before a creation round.
+	Quota func() int
+}
+
+// Engine executes the blocks of completed turns.
+type Engine struct {
+	opts  Options
+	slots chan struct{}
+
+	mu      sync.Mutex
+	runs    map[string]*liveRun          // by run id
+	changed chan struct{}                // closed and replaced on every thread event
+	names   map[string]map[int]string    // run id → seq → task-create name (report only)
+	results map[string]map[string]string // run id → thread → result tail read before a restart-free report
+	wg      sync.WaitGroup
+	closed  bool
+}
+
+type liveRun struct {
+	run    model.MarkerRun
+	cancel context.CancelFunc
+	saved  bool // its durable record exists: a restart resumes it
+}
+
+// New makes an engine; Resume restores the runs of the last runtime.
+func New(opts Options) *Engine {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 8
+	}
+	if opts.Quota == nil {
+		opts.Quota = func() int { return 16 }
+	}
+	return &Engine{opts: opts, slots: make(chan struct{}, opts.Workers), runs: map[string]*liveRun{},
+		changed: make(chan struct{}), names: map[string]map[int]string{}, results: map[string]map[string]string{}}
+}
+
+// OnEvent wakes the polls and waits: a thread changed. An interrupted turn of an author
+// abandons its runs.
+func (e *Engine) OnEvent(thread model.ThreadID, turnStatus string) {
+	if turnStatus == model.TurnInterrupted {
+		e.AuthorCancelled(thread)
+	}
+	e.mu.Lock()
+	close(e.changed)
+	e.changed = make(chan struct{})
+	e.mu.Unlock()
+}
+
+func (e *Engine) changes() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.changed
+}
+
+// AuthorCancelled abandons what has not run of the author's runs: no report is sent.
+func (e *Engine) AuthorCancelled(author model.ThreadID) {
+	e.mu.Lock()
+	var hit []*liveRun
+	for _, lr := range e.runs {
+		if lr.run.Author == author {
+			hit = append(hit, lr)
+		}
+	}
+	e.mu.Unlock()
+	for _, lr := range hit {
+		lr.cancel()
+	}
+}
+
+// Close stops every run (their durable state resumes them at the next start) and waits.
+func (e *Engine) Close() {
+	e.mu.Lock()
+	e.closed = true
+	for _, lr := range e.runs {
+		lr.cancel()
+	}
+	e.mu.Unlock()
+	e.wg.Wait()
+}
+
+// Active lists the runs of an author still polling or waiting.
+func (e *Engine) Active(author model.ThreadID) []model.MarkerRun {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []model.MarkerRun
+	for _, lr := range e.runs {
+		if lr.run.Author == author && lr.saved {
+			out = append(out, lr.run)
+		}
+	}
+	return out
+}
+
+// TurnCompleted runs the blocks of an author's completed turn, in the background: creation
+// and control at once, then polls and waits in the worker pool, then one report.
+func (e *Engine) TurnCompleted(author model.ThreadID, turn, output string) {
+	parsed := Parse(output)
+	if len(parsed.Blocks) == 0 && parsed.DroppedFences == 0 {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	id, err := uuid.NewV7()
+	if err != nil {
+		cancel()
+		fmt.Fprintf(e.opts.Log, "marker run of %s: %v\n", author, err)
+		return
+	}
+	now := e.opts.Now()
+	lr := &liveRun{cancel: cancel, run: model.MarkerRun{ID: id.String(), Author: author, Turn: turn, State: model.MarkerRunning,
+		Dropped: parsed.DroppedFences, Truncated: parsed.Truncated, StartedAt: now, UpdatedAt: now}}
+	if !e.track(lr) {
+		cancel()
+		return
+	}
+	go func() {
+		defer e.wg.Done()
+		defer e.untrack(lr)
+		e.execute(ctx, lr, parsed)
+	}()
+}
+
+func (e *Engine) track(lr *liveRun) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return false
+	}
+	e.runs[lr.run.ID] = lr
+	e.wg.Add(1)
+	return true
+}
+
+func (e *Engine) untrack(lr *liveRun) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.runs, lr.run.ID)
+	delete(e.names, lr.run.ID)
+	delete(e.results, lr.run.ID)
+	lr.cancel()
+}
+
+// Resume restores the runs the last runtime left running: their polls and waits go on until
+// their absolute deadlines, and each is reported once.
+func (e *Engine) Resume() error {
+	var runs []model.MarkerRun
+	if err := e.opts.Store.MarkerRuns(func(r model.MarkerRun) error {
+		if r.State == model.MarkerRunning {
+			runs = append(runs, r)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, r := range runs {
+		ctx, cancel := context.WithCancel(context.Background())
+		lr := &liveRun{run: r, cancel: cancel, saved: true}
+		if !e.track(lr) {
+			cancel()
+			return nil
+		}
+		go func() {
+			defer e.wg.Done()
+			defer e.untrack(lr)
+			e.finish(ctx, lr)
+		}()
+	}
+	return nil
+}

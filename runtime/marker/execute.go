@@ -1,0 +1,202 @@
+package marker
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/codexhost/codexhost/model"
+)
+
+// execute runs one turn's blocks: creation and control now, polls and waits durably after.
+func (e *Engine) execute(ctx context.Context, lr *liveRun, parsed Parsed) {
+	author, err := e.opts.Threads.Facts(ctx, string(lr.run.Author))
+	if err != nil {
+		fmt.Fprintf(e.opts.Log, "marker run of %s: read author: %v\n", lr.run.Author, err)
+		return
+	}
+	if author.Goal {
+		return // goal threads never run blocks
+	}
+	run := &lr.run
+	run.Outcomes = SkippedOutcomes(parsed)
+	plan := Plan(parsed)
+	e.createRound(ctx, run, author, plan)
+	for _, b := range plan {
+		switch {
+		case b.Tool == ToolPoll || b.Tool == ToolWait:
+			e.queueRead(run, b)
+		case ctx.Err() != nil:
+			// The author was cancelled (or the runtime is stopping): what has not run is abandoned.
+			run.Outcomes = append(run.Outcomes, Outcome{Seq: b.Seq, Info: b.Info, Tool: b.Tool, Decision: Skipped, Code: SkipAbandoned, Targets: targetsOf(b)})
+		case b.Tool == ToolCancel || b.Tool == ToolRetry:
+			run.Outcomes = append(run.Outcomes, e.control(ctx, author, b))
+		}
+	}
+	e.audit(*run, parsed)
+	if err := e.opts.Store.PutMarkerRun(*run); err != nil {
+		fmt.Fprintf(e.opts.Log, "marker run %s: save: %v\n", run.ID, err)
+	}
+	e.mu.Lock()
+	lr.saved = true
+	e.mu.Unlock()
+	e.finish(ctx, lr)
+}
+
+// createRound checks the principal's quota once, then runs each creation behind the
+// generation and direct-children guards.
+func (e *Engine) createRound(ctx context.Context, run *model.MarkerRun, author Facts, plan []Block) {
+	var creates []Block
+	for _, b := range plan {
+		if b.Tool == ToolCreate {
+			creates = append(creates, b)
+		}
+	}
+	if len(creates) == 0 {
+		return
+	}
+	quotaHit := ""
+	if n, err := e.opts.Threads.ActiveThreads(ctx, author.Principal); err != nil {
+		quotaHit = "the quota of your principal could not be checked: " + err.Error()
+	} else if q := e.opts.Quota(); n >= q {
+		quotaHit = fmt.Sprintf("your principal has %d running threads; the quota is %d, so this creation round was skipped", n, q)
+	}
+	gen := e.generation(author)
+	for _, b := range creates {
+		o := Outcome{Seq: b.Seq, Info: b.Info, Tool: b.Tool, Name: b.Create.Name}
+		e.rememberName(run.ID, b.Seq, b.Create.Name)
+		if quotaHit != "" {
+			o.Decision, o.Code, o.Detail = Skipped, RefuseQuota, quotaHit
+			run.Outcomes = append(run.Outcomes, o)
+			continue
+		}
+		children, err := e.opts.Store.MarkerChildren(model.ThreadID(author.ID))
+		if err != nil {
+			children = MaxDirectChildren // unknown: fail closed
+		}
+		if r := CheckCreate(gen, children); !r.OK() {
+			o.Decision, o.Code, o.Detail = Skipped, r.Code, r.Detail
+			run.Outcomes = append(run.Outcomes, o)
+			continue
+		}
+		c, err := e.opts.Threads.Create(ctx, author, *b.Create)
+		switch {
+		case err == nil:
+			o.Decision, o.Created = Accepted, &c
+			child := model.MarkerChild{Child: model.ThreadID(c.ID), Parent: model.ThreadID(author.ID), Turn: run.Turn, Generation: gen + 1, CreatedAt: e.opts.Now()}
+			if err := e.opts.Store.PutMarkerChild(child); err != nil {
+				fmt.Fprintf(e.opts.Log, "marker child %s: %v\n", c.ID, err)
+			}
+		case model.IsCode(err, model.CodeFailedPrecondition):
+			o.Decision, o.Code, o.Detail = Rejected, "create_refused", model.AsError(err).Message
+		default:
+			o.Decision, o.Code, o.Detail = Rejected, "create_failed", short(err.Error())
+		}
+		run.Outcomes = append(run.Outcomes, o)
+	}
+}
+
+// generation is the author's marker generation, from the marker-creation records.
+func (e *Engine) generation(author Facts) int {
+	gen, id := 0, model.ThreadID(author.ID)
+	for step := 0; step < MaxChainSteps; step++ {
+		c, err := e.opts.Store.MarkerChild(id)
+		if err != nil {
+			break
+		}
+		gen, id = gen+1, c.Parent
+	}
+	return gen
+}
+
+func (e *Engine) rememberName(run string, seq int, name string) {
+	if name == "" {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.names[run] == nil {
+		e.names[run] = map[int]string{}
+	}
+	e.names[run][seq] = name
+}
+
+// snapshot gathers the facts of the author, the target and its ancestors for the gates.
+func (e *Engine) snapshot(ctx context.Context, author Facts, target string) Snapshot {
+	s := Snapshot{Author: author, Threads: map[string]Facts{author.ID: author}}
+	id := target
+	for step := 0; step <= MaxChainSteps && id != "" && id != author.ID; step++ {
+		if _, seen := s.Threads[id]; seen {
+			break
+		}
+		f, err := e.opts.Threads.Facts(ctx, id)
+		if err != nil {
+			break
+		}
+		s.Threads[id] = f
+		id = f.Parent
+	}
+	return s
+}
+
+// control runs one cancel or retry behind the gates, checked again here at execution.
+func (e *Engine) control(ctx context.Context, author Facts, b Block) Outcome {
+	o := Outcome{Seq: b.Seq, Info: b.Info, Tool: b.Tool, Targets: []string{b.Target}}
+	s := e.snapshot(ctx, author, b.Target)
+	if r := CheckControl(b.Tool, s, b.Target, e.opts.Threads.Permission(author.Principal, b.Tool)); !r.OK() {
+		o.Decision, o.Code, o.Detail = Rejected, r.Code, r.Detail
+		return o
+	}
+	var err error
+	if b.Tool == ToolCancel {
+		o.TurnID, err = e.opts.Threads.Cancel(ctx, b.Target)
+	} else {
+		o.TurnID, err = e.opts.Threads.Retry(ctx, b.Target)
+	}
+	if err != nil {
+		o.Decision, o.Code, o.Detail = Rejected, "failed", short(model.AsError(err).Message)
+		return o
+	}
+	o.Decision = Accepted
+	return o
+}
+
+// queueRead turns a poll or wait into a pending read with an absolute deadline.
+func (e *Engine) queueRead(run *model.MarkerRun, b Block) {
+	run.Pending = append(run.Pending, model.MarkerPending{Seq: b.Seq, Tool: b.Tool, Info: b.Info, Targets: b.Read.Targets,
+		Interval: b.Read.Interval, Deadline: e.opts.Now().Add(b.Read.Timeout), Chars: b.Read.Chars})
+	if b.Read.DroppedTargets > 0 {
+		run.Outcomes = append(run.Outcomes, Outcome{Seq: b.Seq, Info: b.Info, Tool: b.Tool, Decision: Accepted,
+			Detail: fmt.Sprintf("%d targets beyond %d ignored", b.Read.DroppedTargets, MaxWaitTargets), Targets: b.Read.Targets})
+	}
+}
+
+// audit writes one record per block: author, turn, tool, targets, decision, reason code and
+// times; never prompt text, names or output.
+func (e *Engine) audit(run model.MarkerRun, parsed Parsed) {
+	now := e.opts.Now()
+	decided := map[int]Outcome{}
+	for _, o := range run.Outcomes {
+		decided[o.Seq] = o
+	}
+	var audits []model.MarkerAudit
+	for _, b := range parsed.Blocks {
+		a := model.MarkerAudit{Author: run.Author, Turn: run.Turn, Seq: b.Seq, Tool: b.Tool, Info: b.Info,
+			Targets: targetsOf(b), Decision: Accepted, ParsedAt: run.StartedAt, DecidedAt: now}
+		if o, ok := decided[b.Seq]; ok && o.Decision != Accepted {
+			a.Decision, a.Code = o.Decision, o.Code
+		} else if ok && o.Created != nil {
+			a.Created = model.ThreadID(o.Created.ID)
+		}
+		id, err := uuid.NewV7()
+		if err != nil {
+			continue
+		}
+		a.ID = id.String()
+		audits = append(audits, a)
+	}
+	if err := e.opts.Store.PutMarkerAudits(audits); err != nil {
+		fmt.Fprintf(e.opts.Log, "marker audit of %s: %v\n", run.Author, err)
+	}
+}

@@ -1,0 +1,167 @@
+package marker
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/codexhost/codexhost/model"
+)
+
+// finish runs the pending polls and waits of a run in the worker pool and reports once. A
+// cancelled author abandons the run (no report); a closing runtime leaves it running, so the
+// next start resumes it with the same deadlines.
+func (e *Engine) finish(ctx context.Context, lr *liveRun) {
+	// A copy: Active reads lr.run while the reads go on.
+	e.mu.Lock()
+	final := lr.run
+	final.Outcomes = append([]Outcome(nil), lr.run.Outcomes...)
+	e.mu.Unlock()
+	run := &final
+	author, err := e.opts.Threads.Facts(ctx, string(run.Author))
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintf(e.opts.Log, "marker run %s: read author: %v\n", run.ID, err)
+		author = Facts{ID: string(run.Author)}
+	}
+	results := make([]Outcome, len(run.Pending))
+	var wg sync.WaitGroup
+	for i, p := range run.Pending {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case e.slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-e.slots }()
+			results[i] = e.read(ctx, author, p)
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		if e.isClosed() {
+			return
+		}
+		run.State, run.UpdatedAt = model.MarkerAbandoned, e.opts.Now()
+		if err := e.opts.Store.PutMarkerRun(*run); err != nil {
+			fmt.Fprintf(e.opts.Log, "marker run %s: save: %v\n", run.ID, err)
+		}
+		return
+	}
+	e.mergeReads(run, results)
+	run.Pending, run.UpdatedAt = nil, e.opts.Now()
+	if err := e.opts.Deliver(*run, e.reportText(*run)); err != nil {
+		fmt.Fprintf(e.opts.Log, "marker run %s: report: %v\n", run.ID, err)
+	}
+}
+
+func (e *Engine) isClosed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closed
+}
+
+// mergeReads adds the read outcomes, keeping a note already made for the same block.
+func (e *Engine) mergeReads(run *model.MarkerRun, results []Outcome) {
+	for _, r := range results {
+		merged := false
+		for i := range run.Outcomes {
+			if run.Outcomes[i].Seq == r.Seq {
+				run.Outcomes[i].Views = r.Views
+				merged = true
+			}
+		}
+		if !merged {
+			run.Outcomes = append(run.Outcomes, r)
+		}
+	}
+	sort.SliceStable(run.Outcomes, func(i, j int) bool { return run.Outcomes[i].Seq < run.Outcomes[j].Seq })
+}
+
+func (e *Engine) reportText(run model.MarkerRun) string {
+	e.mu.Lock()
+	names := e.names[run.ID]
+	e.mu.Unlock()
+	outs := append([]Outcome(nil), run.Outcomes...)
+	for i := range outs {
+		if n, ok := names[outs[i].Seq]; ok {
+			outs[i].Name = n
+		}
+	}
+	return Report{Turn: run.Turn, Outcomes: outs, DroppedFences: run.Dropped, Truncated: run.Truncated}.Text()
+}
+
+// read runs one poll or wait: targets that fail the target gate are settled at once; the rest
+// are read together each round until every one is terminal or the deadline passes.
+func (e *Engine) read(ctx context.Context, author Facts, p model.MarkerPending) Outcome {
+	o := Outcome{Seq: p.Seq, Info: p.Info, Tool: p.Tool, Decision: Accepted, Targets: p.Targets}
+	views := make([]ThreadView, len(p.Targets))
+	open := map[int]bool{}
+	for i, id := range p.Targets {
+		s := e.snapshot(ctx, author, id)
+		if r := CheckTarget(s, id); !r.OK() {
+			views[i] = ThreadView{ID: id, Refusal: r.Code, Detail: r.Detail}
+			continue
+		}
+		open[i] = true
+	}
+	for len(open) > 0 {
+		wake := e.changes()
+		e.readRound(ctx, p, views, open)
+		if len(open) == 0 || ctx.Err() != nil {
+			break
+		}
+		left := p.Deadline.Sub(e.opts.Now())
+		if left <= 0 {
+			for i := range open {
+				views[i].TimedOut = true
+			}
+			break
+		}
+		timer := time.NewTimer(min(left, p.Interval))
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+	o.Views = views
+	return o
+}
+
+// readRound reads every open target concurrently and closes the terminal ones.
+func (e *Engine) readRound(ctx context.Context, p model.MarkerPending, views []ThreadView, open map[int]bool) {
+	type res struct {
+		i       int
+		v       ThreadView
+		running bool
+		err     error
+	}
+	out := make(chan res, len(open))
+	for i := range open {
+		go func() {
+			v, running, err := e.opts.Threads.View(ctx, p.Targets[i], p.Chars)
+			out <- res{i, v, running, err}
+		}()
+	}
+	for range len(open) {
+		r := <-out
+		switch {
+		case r.err != nil && model.IsCode(r.err, model.CodeThreadNotFound):
+			views[r.i] = ThreadView{ID: p.Targets[r.i], Refusal: RefuseNotFound, Detail: "the thread no longer exists"}
+			delete(open, r.i)
+		case r.err != nil:
+			views[r.i] = ThreadView{ID: p.Targets[r.i], Refusal: "unreadable", Detail: short(r.err.Error())}
+		default:
+			r.v.ID = p.Targets[r.i]
+			views[r.i] = r.v
+			if !r.running {
+				delete(open, r.i)
+			}
+		}
+	}
+}

@@ -1,0 +1,374 @@
+package runtime
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
+)
+
+// The author harness prints the blocks.md of its cwd and exits with the code in its file
+// "exitcode" (0 without one); a report turn is answered without blocks, so the loop ends.
+const authorScript = `p=$(cat); case "$p" in *"codexhost marker report"*) echo "report received"; exit 0;; esac
+cat blocks.md 2>/dev/null; exit $(cat exitcode 2>/dev/null || echo 0)`
+
+func markerHarnesses() map[string]config.Harness {
+	hs := map[string]config.Harness{
+		"author": {Command: []string{"sh", "-c", authorScript}},
+		"sleep":  {Command: []string{"sh", "-c", "sleep 60"}},
+	}
+	for k, v := range testHarnesses {
+		hs[k] = v
+	}
+	return hs
+}
+
+type markerEnv struct {
+	*testHost
+	c   *api.Client
+	cwd string
+}
+
+func newMarkerEnv(t *testing.T, edit func(*config.Config)) *markerEnv {
+	t.Helper()
+	th := newTestHost(t, hostOptions{clients: []string{"bot"}, harnesses: markerHarnesses()})
+	if edit != nil {
+		edit(th.cfg)
+		if err := config.Save(th.home, th.cfg); err != nil {
+			t.Fatal(err)
+		}
+		th.restart()
+	}
+	return &markerEnv{testHost: th, c: th.client("bot"), cwd: t.TempDir()}
+}
+
+// author starts the author thread in dir, whose first turn prints blocks.
+func (m *markerEnv) author(dir, blocks string) string {
+	m.t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "blocks.md"), []byte(blocks), 0o600); err != nil {
+		m.t.Fatal(err)
+	}
+	// A task of its own each time: the same task within the dedupe window is the same thread.
+	task := fmt.Sprintf("work %d", time.Now().UnixNano())
+	return delegate(m.t, m.c, api.DelegateStartParams{Harness: "author", Task: task, Cwd: dir}).Thread.ID
+}
+
+func (m *markerEnv) start(harness, task, dir string) string {
+	m.t.Helper()
+	return delegate(m.t, m.c, api.DelegateStartParams{Harness: harness, Task: task, Cwd: dir}).Thread.ID
+}
+
+// reports returns the marker reports the author received, oldest first.
+func (m *markerEnv) reports(author string) []string {
+	m.t.Helper()
+	res := call[api.ThreadReadResult](m.t, m.c, api.MethodThreadRead, api.ThreadReadParams{Thread: author, View: model.ViewMessages, Limit: 100})
+	var out []string
+	for _, msg := range res.Messages {
+		if msg.Role == model.RoleUser && strings.Contains(msg.Text, "codexhost marker report") {
+			out = append(out, msg.Text)
+		}
+	}
+	return out
+}
+
+func (m *markerEnv) report(author string) string {
+	m.t.Helper()
+	var got []string
+	eventually(m.t, "the marker report", func() bool { got = m.reports(author); return len(got) > 0 })
+	return got[0]
+}
+
+func (m *markerEnv) markers(author string) api.ThreadMarkersResult {
+	m.t.Helper()
+	return call[api.ThreadMarkersResult](m.t, m.c, api.MethodThreadMarkers, api.ThreadMarkersParams{Thread: author})
+}
+
+func fence(info, body string) string { return "```" + info + "\n" + body + "\n```\n" }
+
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+// Scenario: S002-03 — a created thread runs as a sibling in its own worktree; the author's
+// tree and its uncommitted changes are untouched.
+func TestS002_03_CreatedThreadRunsInItsOwnWorktree(t *testing.T) {
+	m := newMarkerEnv(t, nil)
+	repo := t.TempDir()
+	gitRun(t, repo, "init", "-q")
+	if err := os.WriteFile(filepath.Join(repo, "README"), []byte("base\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, repo, "add", "README")
+	gitRun(t, repo, "commit", "-qm", "base")
+	if err := os.WriteFile(filepath.Join(repo, "dirty.txt"), []byte("uncommitted\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, repo, "config", "status.showUntrackedFiles", "all")
+	// blocks.md itself is uncommitted author state too.
+	author := m.author(repo, fence("task-create", `{"name":"echo-child","prompt":"hello from the author","harness":"shell"}`))
+	before := gitRun(t, repo, "status", "--porcelain")
+	report := m.report(author)
+	if !strings.Contains(report, `1. task-create "echo-child": accepted`) || !strings.Contains(report, "own worktree") {
+		t.Fatalf("report:\n%s", report)
+	}
+	audit := m.markers(author).Audit
+	if len(audit) != 1 || audit[0].Created == "" || audit[0].Decision != "accepted" {
+		t.Fatalf("audit %+v", audit)
+	}
+	child := string(audit[0].Created)
+	if !strings.Contains(report, "codex://threads/"+child) {
+		t.Fatalf("report without the child's link:\n%s", report)
+	}
+	res := waitStopped(t, m.c, child)
+	if res.Result == nil || !strings.Contains(res.Result.Text, "hello from the author") {
+		t.Fatalf("child result %+v", res.Result)
+	}
+	if o := res.Thread.Origin; o == nil || o.ParentThread != author {
+		t.Fatalf("child origin %+v", o)
+	}
+	wt := res.Thread.Cwd
+	if !strings.HasPrefix(wt, filepath.Join(m.home, "worktrees")) {
+		t.Fatalf("child cwd %s is not its own worktree", wt)
+	}
+	if _, err := os.Stat(filepath.Join(wt, "dirty.txt")); !os.IsNotExist(err) {
+		t.Fatalf("uncommitted change carried into the worktree: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(wt, "README")); err != nil {
+		t.Fatalf("worktree lacks HEAD's files: %v", err)
+	}
+	if after := gitRun(t, repo, "status", "--porcelain"); after != before {
+		t.Fatalf("author's tree changed:\n%s\nwas\n%s", after, before)
+	}
+	if c := m.markers(child).Created; c == nil || c.Parent != model.ThreadID(author) || c.Generation != 1 {
+		t.Fatalf("createdBy %+v", c)
+	}
+}
+
+// Scenario: S002-03 — outside git the created thread shares the cwd and the report says so.
+func TestS002_03_CreatedThreadOutsideGitSharesTheCwd(t *testing.T) {
+	m := newMarkerEnv(t, nil)
+	author := m.author(m.cwd, fence("task-create", `{"prompt":"p","harness":"shell"}`)+fence("task-create", `{"prompt":"q","executor":"docker"}`))
+	report := m.report(author)
+	if !strings.Contains(report, "sharing your cwd") || !strings.Contains(report, "2. task-create: rejected (create_refused): the executor docker is not mapped") {
+		t.Fatalf("report:\n%s", report)
+	}
+}
+
+// Scenario: S002-04 (S002-05, S002-07) — a poll and a wait are reported together once the
+// waited thread stops; missing and self targets are settled at once.
+func TestS002_05_PollAndWaitReportSnapshots(t *testing.T) {
+	m := newMarkerEnv(t, nil)
+	done := m.start("shell", "finished work", m.cwd)
+	waitStopped(t, m.c, done)
+	slowDir := m.cwd
+	slow := m.start("slow", "slow work", slowDir)
+	missing := "019a0000-0000-7000-8000-0000000000ff"
+	blocks := fence("task-read", `{"task_id":"`+done+`","chars":200}`) +
+		fence("wait-threads", `{"task_ids":["`+slow+`","`+missing+`","`+slow+`"],"interval_seconds":1,"timeout_seconds":600}`)
+	author := m.author(m.cwd, blocks)
+	eventually(t, "the wait running", func() bool { return len(m.markers(author).Running) == 1 })
+	if len(m.reports(author)) != 0 {
+		t.Fatalf("report before the wait ended")
+	}
+	openGate(t, slowDir)
+	report := m.report(author)
+	for _, want := range []string{
+		"1. task-read: accepted", "codex://threads/" + done + ": status idle", "| finished work",
+		"2. wait-threads: accepted", "codex://threads/" + slow + ": status idle, last turn", "completed",
+		"codex://threads/" + missing + ": not read (not_found)",
+	} {
+		if !strings.Contains(report, want) {
+			t.Fatalf("report lacks %q:\n%s", want, report)
+		}
+	}
+	if strings.Count(report, slow) != 1 {
+		t.Fatalf("duplicate target not removed:\n%s", report)
+	}
+}
+
+// Scenario: S002-06 — task-cancel really stops a running process; the thread ends interrupted.
+func TestS002_06_CancelStopsARunningSleep(t *testing.T) {
+	m := newMarkerEnv(t, nil)
+	target := m.start("sleep", "sleep", m.cwd)
+	author := m.author(m.cwd, fence("task_cancel", `{"to":"`+target+`"}`)+fence("task-cancel", `{"task_id":"`+target+`"}`))
+	report := m.report(author)
+	if !strings.Contains(report, "1. task_cancel: accepted") || !strings.Contains(report, "cancelled turn") {
+		t.Fatalf("report:\n%s", report)
+	}
+	// The second block ran after the first stopped it: the state gate refuses it.
+	if !strings.Contains(report, "2. task-cancel: rejected (not_running)") {
+		t.Fatalf("report:\n%s", report)
+	}
+	res := waitStopped(t, m.c, target)
+	if res.Thread.LastTurn == nil || res.Thread.LastTurn.Status != model.TurnInterrupted {
+		t.Fatalf("target after cancel: %+v", res.Thread.LastTurn)
+	}
+}
+
+// Scenario: S002-06 (S002-08) — retry needs the grant; with it, a failed thread runs a new
+// turn with its last message.
+func TestS002_06_RetryRerunsAFailedThread(t *testing.T) {
+	m := newMarkerEnv(t, nil)
+	target := m.start("fail", "try this", m.cwd)
+	first := waitStopped(t, m.c, target).Thread.LastTurn
+	author := m.author(m.cwd, fence("task-retry", `{"task_id":"`+target+`"}`))
+	if r := m.report(author); !strings.Contains(r, "1. task-retry: rejected (permission_denied)") {
+		t.Fatalf("retry without the grant:\n%s", r)
+	}
+	if got := readThread(t, m.c, target).Thread.LastTurn; got.ID != first.ID {
+		t.Fatalf("a refused retry changed the target: %+v", got)
+	}
+
+	m.cfg.Markers.RetryClients = []string{"bot"}
+	if err := config.Save(m.home, m.cfg); err != nil {
+		t.Fatal(err)
+	}
+	m.restart()
+	m.c = m.client("bot")
+	author2 := m.author(m.cwd, fence("task_retry", `{"thread_id":"`+target+`"}`))
+	r := m.report(author2)
+	if !strings.Contains(r, "1. task_retry: accepted") || !strings.Contains(r, "retried codex://threads/"+target) {
+		t.Fatalf("retry with the grant:\n%s", r)
+	}
+	again := waitStopped(t, m.c, target)
+	if again.Thread.LastTurn.ID == first.ID || again.Thread.LastTurn.Status != model.TurnFailed {
+		t.Fatalf("no new turn: %+v", again.Thread.LastTurn)
+	}
+	msgs := call[api.ThreadReadResult](t, m.c, api.MethodThreadRead, api.ThreadReadParams{Thread: target, View: model.ViewMessages})
+	users := 0
+	for _, msg := range msgs.Messages {
+		if msg.Role == model.RoleUser && msg.Text == "try this" {
+			users++
+		}
+	}
+	if users != 2 {
+		t.Fatalf("the retry did not resend the last message: %+v", msgs.Messages)
+	}
+}
+
+// Scenario: S002-01 — a failed turn's blocks are not executed.
+func TestS002_01_FailedTurnRunsNoBlocks(t *testing.T) {
+	m := newMarkerEnv(t, nil)
+	if err := os.WriteFile(filepath.Join(m.cwd, "exitcode"), []byte("1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	author := m.author(m.cwd, fence("task-create", `{"prompt":"must not run","harness":"shell"}`))
+	if st := waitStopped(t, m.c, author).Thread.LastTurn.Status; st != model.TurnFailed {
+		t.Fatalf("author turn %s", st)
+	}
+	// A later completed turn proves the runtime has handled the failed one: its blocks ran
+	// and were reported, the failed turn's never were.
+	if err := os.Remove(filepath.Join(m.cwd, "exitcode")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(m.cwd, "blocks.md"), []byte(fence("task-read", `{"task_id":"`+author+`"}`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	call[api.ThreadSendResult](t, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: author, Message: "again"})
+	r := m.report(author)
+	if !strings.Contains(r, "not read (self)") {
+		t.Fatalf("report:\n%s", r)
+	}
+	audit := m.markers(author).Audit
+	if len(audit) != 1 || audit[0].Tool != "task-poll" {
+		t.Fatalf("audit %+v", audit)
+	}
+}
+
+// Scenario: S002-01 — an author cancelled during its wait gets no report.
+func TestS002_01_AuthorCancelledDuringAWaitGetsNoReport(t *testing.T) {
+	m := newMarkerEnv(t, nil)
+	slowDir := m.cwd
+	slow := m.start("slow", "slow", slowDir)
+	author := m.author(m.cwd, fence("wait-threads", `{"task_ids":["`+slow+`"],"timeout_seconds":600}`))
+	eventually(t, "the wait running", func() bool { return len(m.markers(author).Running) == 1 })
+	callErr(t, m.c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: author}, model.CodeFailedPrecondition)
+	eventually(t, "the run abandoned", func() bool { return len(m.markers(author).Running) == 0 })
+	openGate(t, slowDir)
+	waitStopped(t, m.c, slow)
+	if w := m.ThreadWatches(); len(w.Pending) != 0 {
+		t.Fatalf("a report is pending: %+v", w.Pending)
+	}
+	if r := m.reports(author); len(r) != 0 {
+		t.Fatalf("reports %q", r)
+	}
+}
+
+// Scenario: S002-05 — a restart during a wait resumes it and reports exactly once.
+func TestS002_05_RestartDuringAWaitResumesAndReportsOnce(t *testing.T) {
+	m := newMarkerEnv(t, nil)
+	slowDir := m.cwd
+	slow := m.start("slow", "slow", slowDir)
+	author := m.author(m.cwd, fence("wait-threads", `{"task_ids":["`+slow+`"],"timeout_seconds":3600}`))
+	eventually(t, "the wait running", func() bool { return len(m.markers(author).Running) == 1 })
+	m.restart() // the slow turn ends interrupted with the runtime; the wait resumes and sees it
+	m.c = m.client("bot")
+	r := m.report(author)
+	if !strings.Contains(r, "codex://threads/"+slow+": status") || !strings.Contains(r, "interrupted") {
+		t.Fatalf("report:\n%s", r)
+	}
+	m.restart()
+	m.c = m.client("bot")
+	waitStopped(t, m.c, author)
+	if got := m.reports(author); len(got) != 1 {
+		t.Fatalf("%d reports", len(got))
+	}
+}
+
+// Scenario: S002-09 — over the principal's quota the whole creation round is skipped.
+func TestS002_09_QuotaSkipsTheCreationRound(t *testing.T) {
+	m := newMarkerEnv(t, func(c *config.Config) { c.Markers.MaxActiveThreads = 1 })
+	busy := m.start("sleep", "busy", m.cwd)
+	author := m.author(m.cwd, fence("task-create", `{"prompt":"a","harness":"shell"}`)+fence("task-create", `{"prompt":"b","harness":"shell"}`))
+	r := m.report(author)
+	if strings.Count(r, ": skipped (quota)") != 2 {
+		t.Fatalf("report:\n%s", r)
+	}
+	callRaw(t, m.c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: busy})
+}
+
+// Scenario: S002-09 — the generation and direct-children guards skip creation blocks.
+func TestS002_09_GenerationAndDirectChildLimits(t *testing.T) {
+	m := newMarkerEnv(t, nil)
+	deep := m.start("author", "third generation", m.cwd)
+	waitStopped(t, m.c, deep)
+	chain := []model.ThreadID{model.ThreadID(deep), "019a0000-0000-7000-8000-0000000000a1", "019a0000-0000-7000-8000-0000000000a2", "019a0000-0000-7000-8000-0000000000a3"}
+	for i := 0; i < 3; i++ {
+		if err := m.Store().PutMarkerChild(model.MarkerChild{Child: chain[i], Parent: chain[i+1], Generation: 3 - i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wide := m.start("author", "twenty children", t.TempDir())
+	waitStopped(t, m.c, wide)
+	for i := 0; i < 20; i++ {
+		child := model.ThreadID(strings.Replace("019a0000-0000-7000-8000-0000000001xx", "xx", string(rune('a'+i/10))+string(rune('0'+i%10)), 1))
+		if err := m.Store().PutMarkerChild(model.MarkerChild{Child: child, Parent: model.ThreadID(wide), Generation: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ id, dir, want string }{{deep, m.cwd, "skipped (generation_limit)"}, {wide, "", "skipped (children_limit)"}} {
+		res := readThread(t, m.c, tc.id)
+		if err := os.WriteFile(filepath.Join(res.Thread.Cwd, "blocks.md"), []byte(fence("task-create", `{"prompt":"x","harness":"shell"}`)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		call[api.ThreadSendResult](t, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: tc.id, Message: "create"})
+		if r := m.report(tc.id); !strings.Contains(r, tc.want) {
+			t.Fatalf("%s: report:\n%s", tc.want, r)
+		}
+	}
+	_ = time.Second
+}
