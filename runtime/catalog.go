@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/codexhost/codexhost/model"
-	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 )
@@ -37,8 +36,7 @@ func (h *Host) startCatalog(cfg *config.Config, appEnv []string, logDir string) 
 		}),
 		Running: func(id string) bool { return slices.Contains(h.native.Active(), model.ThreadID(id)) },
 	}}
-	lookup := envLookup(h.opts.Environ)
-	defaultHome := sameFile(defaultCodexHome(lookup))
+	defaultHome := sameFile(defaultCodexHome(envLookup(h.opts.Environ)))
 	seen := map[string]bool{}
 	for _, home := range cfg.Catalog.CodexHomes {
 		home = filepath.Clean(home)
@@ -49,23 +47,8 @@ func (h *Host) startCatalog(cfg *config.Config, appEnv []string, logDir string) 
 		}
 		seen[sameFile(home)] = true
 		id := catalog.ExtraHostID(home)
-		env := withVar(appEnv, "CODEX_HOME", home)
 		logName := filepath.Join(logDir, "app-server-"+strings.ReplaceAll(id, ":", "-")+".log")
-		codexBin := cfg.CodexBin
-		specs = append(specs, catalog.HostSpec{ID: id, Source: catalog.NewProcessSource(func(ctx context.Context) (*appserver.Client, error) {
-			bin, err := appserver.Locate(codexBin, lookup)
-			if err != nil {
-				return nil, err
-			}
-			return appserver.Start(ctx, appserver.Config{
-				Bin:           bin,
-				Env:           env,
-				Dir:           h.opts.Home,
-				StderrLog:     logName,
-				ClientName:    "codexhost",
-				ClientVersion: h.opts.Version,
-			})
-		})})
+		specs = append(specs, catalog.HostSpec{ID: id, Source: catalog.NewProcessSource(h.appServerStart(cfg.CodexBin, withVar(appEnv, "CODEX_HOME", home), logName))})
 	}
 	// Paired nodes come last; their command policy is read live from config.toml.
 	for _, name := range cfg.NodeNames() {

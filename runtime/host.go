@@ -26,6 +26,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/marker"
 	"github.com/codexhost/codexhost/runtime/nodeserve"
 	"github.com/codexhost/codexhost/runtime/route"
+	"github.com/codexhost/codexhost/runtime/supervise"
 	"github.com/codexhost/codexhost/runtime/watch"
 	"github.com/codexhost/codexhost/store"
 )
@@ -84,7 +85,7 @@ type Host struct {
 
 	catalog *catalog.Catalog // fleet catalog (runtime/catalog.go)
 
-	supervision *supervision // supervised threads of continue (runtime/supervise.go)
+	supervise *supervise.Service // supervised threads of continue (runtime/supervise, wired in runtime/supervise.go)
 
 	node *nodeserve.Server // this runtime as a paired node
 
@@ -129,6 +130,7 @@ func newHost(opts Options) *Host {
 		promoted: make(chan error, 1)}
 	h.node = nodeserve.New(nodeserve.Options{Native: nativeOfHost{h}, Config: h.config, Lookup: envLookup(opts.Environ),
 		Home: opts.Home, Version: opts.Version, Now: opts.Now})
+	h.supervise = h.newSupervise()
 	h.routes = h.newRoutes()
 	return h
 }
@@ -181,22 +183,8 @@ func (h *Host) startHarnesses(endpoint string) error {
 		return err
 	}
 	h.node.SetEnv(harness.BaseEnv(h.opts.Environ, cfg.AppServer.Passthrough))
-	codexBin := cfg.CodexBin
 	h.native = harness.NewNative(harness.NativeOptions{
-		Start: func(ctx context.Context) (*appserver.Client, error) {
-			bin, err := appserver.Locate(codexBin, envLookup(h.opts.Environ))
-			if err != nil {
-				return nil, err
-			}
-			return appserver.Start(ctx, appserver.Config{
-				Bin:           bin,
-				Env:           appEnv,
-				Dir:           h.opts.Home,
-				StderrLog:     filepath.Join(logDir, "app-server.log"),
-				ClientName:    "codexhost",
-				ClientVersion: h.opts.Version,
-			})
-		},
+		Start:   h.appServerStart(cfg.CodexBin, appEnv, filepath.Join(logDir, "app-server.log")),
 		OnEvent: h.onHarnessEvent,
 		Now:     h.opts.Now,
 	})
@@ -279,7 +267,7 @@ func (h *Host) Close() error {
 	if h.catalog != nil {
 		errs = append(errs, h.catalog.Close())
 	}
-	errs = append(errs, h.closeSupervision())
+	errs = append(errs, h.supervise.Close())
 	h.closeHandoffs()
 	for _, hs := range h.harnesses {
 		errs = append(errs, hs.Close())
@@ -368,42 +356,49 @@ func (h *Host) publish(ev api.Event) {
 	}
 }
 
-// onHarnessEvent keeps records in step with threads and fans the change out.
+// onHarnessEvent keeps records in step with threads and fans the change out, under the
+// supervised id too when the thread is a supervised thread's canonical one.
 func (h *Host) onHarnessEvent(ev harness.Event) {
 	if ev.Progress {
 		// Only the transcript changed: no record to update and no stop to evaluate.
 		h.publish(api.Event{Type: api.EventThreadProgress, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID})
-		if h.supervision != nil {
-			if sup, ok, err := h.supervision.sup.OfCanonical(ev.Thread); err == nil && ok {
-				h.publish(api.Event{Type: api.EventThreadProgress, Thread: string(sup.Thread), Status: ev.Status, TurnID: ev.TurnID})
-			}
-		}
-		return
-	}
-	at := ev.At
-	if at.IsZero() {
-		at = h.opts.Now()
-	}
-	if ev.TurnStatus != "" {
+	} else {
+		ev.At = h.eventTime(ev) // one time for the delegation, the records and the watches
 		if status := delegationStatus(ev.TurnStatus); status != "" {
-			if err := h.store.SetDelegationStatus(ev.Thread, status, at); err != nil {
+			if err := h.store.SetDelegationStatus(ev.Thread, status, ev.At); err != nil {
 				fmt.Fprintf(h.opts.Log, "delegation status of %s: %v\n", ev.Thread, err)
 			}
 		}
-		if rec, err := h.store.Thread(ev.Thread); err == nil {
+		h.catalogObserve(ev.Thread, ev.Status)
+		h.recordEvent(ev.Thread, ev)
+		h.markersEvent(ev)
+	}
+	h.supervise.OnEvent(ev)
+}
+
+// recordEvent keeps the record of thread in step with a status event (a turn started or
+// ended: its update time), tells the watch engine and publishes the event under thread.
+func (h *Host) recordEvent(thread model.ThreadID, ev harness.Event) {
+	if ev.TurnStatus != "" {
+		if rec, err := h.store.Thread(thread); err == nil {
+			at := h.eventTime(ev)
 			rec.UpdatedAt, rec.RecencyAt = at, at
 			if err := h.store.PutThread(rec); err != nil {
-				fmt.Fprintf(h.opts.Log, "thread record of %s: %v\n", ev.Thread, err)
+				fmt.Fprintf(h.opts.Log, "thread record of %s: %v\n", thread, err)
 			}
 		}
 	}
 	if h.watch != nil {
-		h.watch.OnEvent(ev.Thread, ev.Status, ev.TurnStatus)
+		h.watch.OnEvent(thread, ev.Status, ev.TurnStatus)
 	}
-	h.markersEvent(ev)
-	h.catalogObserve(ev.Thread, ev.Status)
-	h.publish(api.Event{Type: api.EventThreadStatus, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID, TurnStatus: ev.TurnStatus})
-	h.supervisedEvent(ev)
+	h.publish(api.Event{Type: api.EventThreadStatus, Thread: string(thread), Status: ev.Status, TurnID: ev.TurnID, TurnStatus: ev.TurnStatus})
+}
+
+func (h *Host) eventTime(ev harness.Event) time.Time {
+	if ev.At.IsZero() {
+		return h.opts.Now()
+	}
+	return ev.At
 }
 
 func delegationStatus(turnStatus string) string {

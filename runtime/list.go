@@ -227,11 +227,7 @@ func (h *Host) listRows(ctx context.Context, ids []model.ThreadID, filtered bool
 // supervisedCanonical reports the canonical Codex thread of a supervised thread: it is listed
 // once, under the supervised id the user knows, not a second time under its own.
 func (h *Host) supervisedCanonical(id model.ThreadID) bool {
-	if h.supervision == nil {
-		return false
-	}
-	sup, ok, err := h.supervision.sup.OfCanonical(id)
-	return err == nil && ok && sup.Binding == ""
+	return h.supervise.Canonical(id)
 }
 
 // nativeCatalog reads the App Server's stored threads (state database only: fast, and it

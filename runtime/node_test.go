@@ -13,8 +13,8 @@ import (
 	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/supervise"
 )
 
 // addNodeClient makes a node token on th's config.toml, as `codexhost node allow` does.
@@ -174,8 +174,8 @@ func TestNodeTurnOutlivesARestart(t *testing.T) {
 	if _, _, err := th.Store().CreateSupervision(sup, model.ThreadRecord{V: 1, ID: sid, Harness: model.NativeHarness, CreatedAt: now, UpdatedAt: now, RecencyAt: now}); err != nil {
 		t.Fatal(err)
 	}
-	done := catalog.NodeTurn{TurnID: "t1", Status: model.TurnCompleted, Text: "the node's answer", StartedAt: now, EndedAt: now.Add(time.Second)}
-	if err := th.supervision.sup.SaveNodeTurn(sid, done); err != nil {
+	done := supervise.NodeTurn{TurnID: "t1", Status: model.TurnCompleted, Text: "the node's answer", StartedAt: now, EndedAt: now.Add(time.Second)}
+	if err := th.supervise.Branches().SaveNodeTurn(sid, done); err != nil {
 		t.Fatal(err)
 	}
 	th.restart()
@@ -184,20 +184,20 @@ func TestNodeTurnOutlivesARestart(t *testing.T) {
 		t.Fatalf("after a restart: %+v %+v", rd.Thread, rd.Result)
 	}
 
-	running := catalog.NodeTurn{TurnID: "t2", Status: model.TurnInProgress, StartedAt: now}
-	if err := th.supervision.sup.SaveNodeTurn(sid, running); err != nil {
+	running := supervise.NodeTurn{TurnID: "t2", Status: model.TurnInProgress, StartedAt: now}
+	if err := th.supervise.Branches().SaveNodeTurn(sid, running); err != nil {
 		t.Fatal(err)
 	}
 	th.restart()
 	rd = call[api.ThreadReadResult](t, th.client("ops"), api.MethodThreadRead, api.ThreadReadParams{Thread: string(sid)})
-	if rd.Thread.Status != model.ThreadIdle || rd.Result == nil || rd.Result.TurnID != "t2" || rd.Result.Status != model.TurnInterrupted || rd.Result.Error != lostTurn {
+	if rd.Thread.Status != model.ThreadIdle || rd.Result == nil || rd.Result.TurnID != "t2" || rd.Result.Status != model.TurnInterrupted || rd.Result.Error != supervise.LostTurn {
 		t.Fatalf("a turn cut off by the restart: %+v %+v", rd.Thread, rd.Result)
 	}
-	if again, ok, err := th.supervision.sup.LoadNodeTurn(sid); err != nil || !ok || again.Status != model.TurnInterrupted {
+	if again, ok, err := th.supervise.Branches().LoadNodeTurn(sid); err != nil || !ok || again.Status != model.TurnInterrupted {
 		t.Fatalf("the interruption was not recorded: %+v %v", again, err)
 	}
 	// The file is conversation content: private to the home's owner.
-	if st, err := os.Stat(filepath.Join(th.home, supervisionDir, string(sid)+".turn.json")); err != nil || st.Mode().Perm() != 0o600 {
+	if st, err := os.Stat(filepath.Join(th.home, supervise.DirName, string(sid)+".turn.json")); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("turn file: %v %v", st, err)
 	}
 }

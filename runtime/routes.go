@@ -22,13 +22,12 @@ var (
 	clientOnlyPolicy = &route.Policy{Clients: &route.ClientRule{},
 		AgentHint: "connect with the client's token (--client-token)"}
 	catalogListPolicy = &route.Policy{Agents: &route.AgentRule{}, Clients: &route.ClientRule{Scope: config.ScopeRead}}
-	// continueNodePolicy is what continuing (and every later turn of) a node's thread needs.
-	continueNodePolicy = route.Operator(config.ScopeAdmin, true)
 )
 
 // newRoutes builds the routing table: every runtime API method, once, with its policy.
 func (h *Host) newRoutes() *route.Table {
-	return route.NewTable(h.currentConfig, h.runtimeRoutes(), h.threadRoutes(), h.catalogRoutes(), h.compatRoutes(), h.node.Routes(), h.handoffRoutes())
+	return route.NewTable(h.currentConfig, h.runtimeRoutes(), h.threadRoutes(), h.catalogRoutes(), h.supervise.Routes(),
+		h.compatRoutes(), h.node.Routes(), h.handoffRoutes())
 }
 
 // currentConfig rereads config.toml when it changed (a stat otherwise), so grants and
@@ -101,22 +100,12 @@ func (h *Host) threadRoutes() []route.Route {
 	}
 }
 
-// sendPolicy: a turn of a node-bound supervised thread resumes the node's session, so every
-// send needs what continuing that node's threads needs, now and not only when it was bound;
-// every other send follows the thread's principal (runtime/principal.go).
-func (h *Host) sendPolicy(_ context.Context, env route.Env, p api.ThreadSendParams) (*route.Policy, error) {
-	id, err := parseThread(p.Thread)
-	if err != nil {
-		return nil, nil
-	}
-	if h.supervision != nil {
-		sup, ok, err := h.supervision.sup.Supervision(id)
-		if err != nil {
-			return nil, err
-		}
-		if ok && sup.Binding == model.BindingNodeSession {
-			return continueNodePolicy, nil
-		}
+// sendPolicy: a turn of a node-bound supervised thread needs what continuing that node's
+// threads needs (supervise.SendPolicy); every other send follows the thread's principal
+// (runtime/principal.go).
+func (h *Host) sendPolicy(ctx context.Context, env route.Env, p api.ThreadSendParams) (*route.Policy, error) {
+	if pol, err := h.supervise.SendPolicy(ctx, env, p); pol != nil || err != nil {
+		return pol, err
 	}
 	return h.touchPolicy(env, p.Thread)
 }
@@ -157,16 +146,6 @@ func (h *Host) catalogRoutes() []route.Route {
 					return nil, err
 				}
 				return cat.Archive(ctx, p)
-			}}.Route(),
-		route.Spec[api.CatalogContinueParams]{Method: api.MethodCatalogContinue, Policy: route.Operator(config.ScopeWrite, true),
-			Escalate: func(_ context.Context, _ route.Env, p api.CatalogContinueParams) (*route.Policy, error) {
-				if catalog.IsNodeHost(p.Host) {
-					return continueNodePolicy, nil
-				}
-				return nil, nil
-			},
-			Call: func(ctx context.Context, _ route.Env, p api.CatalogContinueParams) (any, error) {
-				return h.CatalogContinue(ctx, p)
 			}}.Route(),
 	}
 }

@@ -1,7 +1,7 @@
 // Package catalog is the fleet catalog: per host (a Codex home reached through its App
-// Server), the unarchived interactive native sessions as metadata only, paged transcripts
-// and a guarded archive. It is passive: it never resumes a thread, subscribes to one or
-// answers an approval.
+// Server), the unarchived interactive native sessions as metadata only, paged transcripts,
+// a guarded archive and the reads of a source that continue (runtime/supervise) branches. It
+// is passive: it never resumes a thread, subscribes to one or answers an approval.
 package catalog
 
 import (
@@ -91,7 +91,7 @@ type Catalog struct {
 	// warming: the keep-warm loop runs (warm.go).
 	warming atomic.Bool
 
-	sup *Supervisor // supervised branches (continue.go); set once before use
+	guard BranchGuard // supervised branches archive must respect (guard.go); set once before use
 }
 
 type host struct {

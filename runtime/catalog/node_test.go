@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
-	"github.com/codexhost/codexhost/store"
 )
 
 // testNode is a paired node on a real loopback socket: a runtime API server whose node
@@ -223,67 +221,6 @@ func TestS003_03_NodeKilledMidListFailsOnlyItsHost(t *testing.T) {
 	}
 }
 
-// Scenario: S003-18 — the gateway invokes only what the node advertises and its policy
-// allows: a missing resume command leaves the node readable without continue, and continue
-// is refused before anything is read from the node.
-func TestS003_18_NodeContinueNeedsAllThreeCommandsAdvertisedAndAllowed(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		commands  []string
-		allows    func(string) bool
-		wantCaps  []string
-		continues bool
-	}{
-		{"all offered and allowed", api.NodeCommands, allowAll, []string{"list", "transcript", "continue"}, true},
-		{"resume not advertised", api.NodeCommands[:2], allowAll, []string{"list", "transcript"}, false},
-		{"resume not allowed", api.NodeCommands, func(c string) bool { return c != api.NodeCmdSessionResume }, []string{"list", "transcript"}, false},
-		{"turns denied", api.NodeCommands, func(c string) bool { return c != api.NodeCmdTurnsList }, []string{"list"}, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			node := startTestNode(t, nodeThreads(1), tc.commands...)
-			node.conn.turns = func(p turnsParams) (json.RawMessage, error) {
-				return json.RawMessage(`{"data":[],"nextCursor":null,"backwardsCursor":null}`), nil
-			}
-			cat, _, _ := nodeFixture(t, node, tc.allows, Options{})
-			sup := newTestSupervisor(t, cat)
-			if caps := cat.Hosts(context.Background()).Hosts[1].Capabilities; !slices.Equal(caps, tc.wantCaps) {
-				t.Fatalf("capabilities %v, want %v", caps, tc.wantCaps)
-			}
-			id := fakeThread(500, "")["id"].(string)
-			b, err := sup.Continue(context.Background(), api.CatalogContinueParams{Thread: id, Host: "node:lab"})
-			if !tc.continues {
-				wantCode(t, err, model.CodeFailedPrecondition)
-				if n := node.invocations(api.NodeCmdThreadsList) + node.invocations(api.NodeCmdTurnsList); n != 0 {
-					t.Fatalf("a refused continue invoked %d node commands", n)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b.Supervision.Binding != model.BindingNodeSession || b.Supervision.Canonical != model.ThreadID(id) || b.Supervision.State != model.SupervisionBound {
-				t.Fatalf("binding %+v", b.Supervision)
-			}
-		})
-	}
-}
-
-// Scenario: S003-18 — an active node source offers no continue; a non-listed one is not found.
-func TestS003_18_NodeContinueNeedsAnIdleOrStoredListedSource(t *testing.T) {
-	conn := nodeThreads(2)
-	conn.threads[0]["status"] = map[string]any{"type": "active", "activeFlags": []string{}}
-	node := startTestNode(t, conn)
-	cat, _, _ := nodeFixture(t, node, allowAll, Options{})
-	sup := newTestSupervisor(t, cat)
-	_, err := sup.Continue(context.Background(), api.CatalogContinueParams{Thread: conn.threads[0]["id"].(string), Host: "node:lab"})
-	wantCode(t, err, model.CodeFailedPrecondition)
-	_, err = sup.Continue(context.Background(), api.CatalogContinueParams{Thread: "01a22b08-0000-7000-8000-999999999999", Host: "node:lab"})
-	wantCode(t, err, model.CodeThreadNotFound)
-	if node.invocations(api.NodeCmdTurnsList) != 0 {
-		t.Fatal("an ineligible source's turns were read")
-	}
-}
-
 // Scenario: S003-20 — no node row is archived, and nothing but the two read commands ever
 // reaches a node through the catalog's connection.
 func TestS003_20_NodeArchiveAndOtherMethodsNeverReachTheNode(t *testing.T) {
@@ -324,19 +261,4 @@ func TestNodeHostErrors(t *testing.T) {
 	defer gone.Close()
 	_, err = gone.Conn(context.Background())
 	wantCode(t, err, model.CodeNodeOffline)
-}
-
-// newTestSupervisor attaches branch keeping with a store of its own to cat.
-func newTestSupervisor(t *testing.T, cat *Catalog) *Supervisor {
-	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "chn"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	sup, err := NewSupervisor(cat, st, filepath.Join(t.TempDir(), "supervision"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sup
 }

@@ -1,4 +1,4 @@
-package runtime
+package supervise
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/harness"
 )
 
@@ -23,7 +22,7 @@ import (
 const nodeTurnTimeout = 35 * time.Minute
 
 // nodeTurns runs the turns of node-bound supervised threads. The latest turn of each is a
-// file (catalog.NodeTurn); running holds the turns this process waits for right now.
+// file (NodeTurn); running holds the turns this process waits for right now.
 type nodeTurns struct {
 	mu      sync.Mutex
 	running map[model.ThreadID]bool
@@ -43,26 +42,25 @@ func (t *nodeTurns) close() {
 	t.wg.Wait()
 }
 
-// lostTurn is why a turn recorded as running is reported interrupted: no process waits for it.
-const lostTurn = "the runtime stopped while the node ran this turn"
+// LostTurn is why a turn recorded as running is reported interrupted: no process waits for it.
+const LostTurn = "the runtime stopped while the node ran this turn"
 
 // latestNodeTurn reads the latest turn of a node-bound thread. A turn recorded as running
 // that this process does not wait for was cut off by a stop of the runtime (its connection
 // to the node, and so the node's run, ended with it): it is reported, and recorded, as
 // interrupted.
-func (h *Host) latestNodeTurn(id model.ThreadID) (catalog.NodeTurn, bool) {
-	sv := h.supervision
-	sv.node.mu.Lock()
-	defer sv.node.mu.Unlock()
-	turn, ok, err := sv.sup.LoadNodeTurn(id)
+func (s *Service) latestNodeTurn(id model.ThreadID) (NodeTurn, bool) {
+	s.node.mu.Lock()
+	defer s.node.mu.Unlock()
+	turn, ok, err := s.branches.LoadNodeTurn(id)
 	if err != nil {
-		fmt.Fprintf(h.opts.Log, "node turn of %s: %v\n", id, err)
+		fmt.Fprintf(s.opts.Log, "node turn of %s: %v\n", id, err)
 		return turn, false
 	}
-	if ok && turn.Status == model.TurnInProgress && !sv.node.running[id] {
-		turn.Status, turn.Error, turn.EndedAt = model.TurnInterrupted, lostTurn, h.opts.Now()
-		if err := sv.sup.SaveNodeTurn(id, turn); err != nil {
-			fmt.Fprintf(h.opts.Log, "node turn of %s: %v\n", id, err)
+	if ok && turn.Status == model.TurnInProgress && !s.node.running[id] {
+		turn.Status, turn.Error, turn.EndedAt = model.TurnInterrupted, LostTurn, s.opts.Now()
+		if err := s.branches.SaveNodeTurn(id, turn); err != nil {
+			fmt.Fprintf(s.opts.Log, "node turn of %s: %v\n", id, err)
 		}
 	}
 	return turn, ok
@@ -70,20 +68,19 @@ func (h *Host) latestNodeTurn(id model.ThreadID) (catalog.NodeTurn, bool) {
 
 // nodeSend starts one resumed turn on the node and returns its id at once; the turn's end
 // arrives as events, like any other turn's.
-func (h *Host) nodeSend(sup model.Supervision, text string) (string, error) {
-	src, ok := h.catalog.NodeSource(sup.Host)
+func (s *Service) nodeSend(sup model.Supervision, text string) (string, error) {
+	src, ok := s.deps.Catalog.NodeSource(sup.Host)
 	if !ok {
 		// Fail closed: the binding never moves to another node or harness.
 		return "", harness.NotStarted(model.Errorf(model.CodeFailedPrecondition, "pair the node again under the same name and restart the runtime",
 			"the node %s of supervised thread %s is not paired any more", sup.Host, sup.Thread))
 	}
-	sv := h.supervision
-	t := sv.node
+	t := s.node
 	uid, err := uuid.NewV7()
 	if err != nil {
 		return "", harness.NotStarted(err)
 	}
-	turn := catalog.NodeTurn{TurnID: uid.String(), Status: model.TurnInProgress, StartedAt: h.opts.Now()}
+	turn := NodeTurn{TurnID: uid.String(), Status: model.TurnInProgress, StartedAt: s.opts.Now()}
 	t.mu.Lock()
 	if t.running[sup.Thread] {
 		t.mu.Unlock()
@@ -94,7 +91,7 @@ func (h *Host) nodeSend(sup model.Supervision, text string) (string, error) {
 		t.mu.Unlock()
 		return "", harness.NotStarted(model.Errorf(model.CodeFailedPrecondition, "retry once the runtime runs again", "the runtime is shutting down"))
 	}
-	if err := sv.sup.SaveNodeTurn(sup.Thread, turn); err != nil {
+	if err := s.branches.SaveNodeTurn(sup.Thread, turn); err != nil {
 		t.mu.Unlock()
 		return "", harness.NotStarted(err)
 	}
@@ -102,30 +99,30 @@ func (h *Host) nodeSend(sup model.Supervision, text string) (string, error) {
 	t.wg.Add(1)
 	t.mu.Unlock()
 
-	h.nodeTurnEvent(sup, turn.TurnID, model.ThreadActive, model.TurnInProgress, turn.StartedAt)
+	s.nodeTurnEvent(sup, turn.TurnID, model.ThreadActive, model.TurnInProgress, turn.StartedAt)
 	go func() {
 		defer t.wg.Done()
 		ctx, cancel := context.WithTimeout(t.ctx, nodeTurnTimeout)
 		defer cancel()
 		var res api.NodeSessionResumeResult
 		err := src.Invoke(ctx, api.NodeCmdSessionResume, api.NodeSessionResumeParams{ThreadID: string(sup.Canonical), Prompt: text}, &res)
-		turn.EndedAt = h.opts.Now()
+		turn.EndedAt = s.opts.Now()
 		switch {
 		case err == nil:
 			turn.Status, turn.Text = model.TurnCompleted, res.FinalText
 		case t.ctx.Err() != nil:
-			turn.Status, turn.Error = model.TurnInterrupted, lostTurn
+			turn.Status, turn.Error = model.TurnInterrupted, LostTurn
 		default:
 			turn.Status, turn.Error = model.TurnFailed, nodeTurnError(err)
-			fmt.Fprintf(h.opts.Log, "node turn of %s on %s: %v\n", sup.Thread, sup.Host, err)
+			fmt.Fprintf(s.opts.Log, "node turn of %s on %s: %v\n", sup.Thread, sup.Host, err)
 		}
 		t.mu.Lock()
-		if err := sv.sup.SaveNodeTurn(sup.Thread, turn); err != nil {
-			fmt.Fprintf(h.opts.Log, "node turn of %s: %v\n", sup.Thread, err)
+		if err := s.branches.SaveNodeTurn(sup.Thread, turn); err != nil {
+			fmt.Fprintf(s.opts.Log, "node turn of %s: %v\n", sup.Thread, err)
 		}
 		delete(t.running, sup.Thread)
 		t.mu.Unlock()
-		h.nodeTurnEvent(sup, turn.TurnID, model.ThreadIdle, turn.Status, turn.EndedAt)
+		s.nodeTurnEvent(sup, turn.TurnID, model.ThreadIdle, turn.Status, turn.EndedAt)
 	}()
 	return turn.TurnID, nil
 }
@@ -138,32 +135,23 @@ func nodeTurnError(err error) string {
 }
 
 // nodeTurnEvent records and announces a turn's start or end under the supervised id.
-func (h *Host) nodeTurnEvent(sup model.Supervision, turnID, status, turnStatus string, at time.Time) {
-	if rec, err := h.store.Thread(sup.Thread); err == nil {
-		rec.UpdatedAt, rec.RecencyAt = at, at
-		if err := h.store.PutThread(rec); err != nil {
-			fmt.Fprintf(h.opts.Log, "thread record of %s: %v\n", sup.Thread, err)
-		}
-	}
-	if h.watch != nil {
-		h.watch.OnEvent(sup.Thread, status, turnStatus)
-	}
-	h.publish(api.Event{Type: api.EventThreadStatus, Thread: string(sup.Thread), Status: status, TurnID: turnID, TurnStatus: turnStatus})
+func (s *Service) nodeTurnEvent(sup model.Supervision, turnID, status, turnStatus string, at time.Time) {
+	s.opts.Record(sup.Thread, harness.Event{Thread: sup.Thread, Status: status, TurnID: turnID, TurnStatus: turnStatus, At: at})
 }
 
 // nodeRead shows a node-bound thread: status and result from the turns this runtime ran,
 // messages from the node thread itself (its newest page first; the cursor is the
 // catalog's transcript cursor).
-func (h *Host) nodeRead(ctx context.Context, sup model.Supervision, req harness.ReadRequest) (harness.Snapshot, error) {
+func (s *Service) nodeRead(ctx context.Context, sup model.Supervision, req harness.ReadRequest) (harness.Snapshot, error) {
 	var snap harness.Snapshot
 	snap.Info = model.ThreadInfo{Status: model.ThreadIdle, Cwd: sup.Cwd, CreatedAt: sup.CreatedAt, UpdatedAt: sup.UpdatedAt}
-	if hist, err := h.supervision.sup.History(sup.Thread); err == nil {
+	if hist, err := s.branches.History(sup.Thread); err == nil {
 		snap.Info.Title = hist.Title
 	}
-	if rec, err := h.store.Thread(sup.Thread); err == nil {
+	if rec, err := s.deps.Store.Thread(sup.Thread); err == nil {
 		snap.Info.UpdatedAt = rec.UpdatedAt
 	}
-	if turn, ok := h.latestNodeTurn(sup.Thread); ok {
+	if turn, ok := s.latestNodeTurn(sup.Thread); ok {
 		started := turn.StartedAt
 		snap.Info.LastTurn = &model.TurnSummary{ID: turn.TurnID, Status: turn.Status, Error: turn.Error, StartedAt: &started}
 		if turn.Status == model.TurnInProgress {
@@ -177,7 +165,7 @@ func (h *Host) nodeRead(ctx context.Context, sup model.Supervision, req harness.
 	if !req.Messages {
 		return snap, nil
 	}
-	page, err := h.catalog.Transcript(ctx, api.CatalogTranscriptParams{Thread: string(sup.Canonical), Host: sup.Host, Cursor: req.Cursor})
+	page, err := s.deps.Catalog.Transcript(ctx, api.CatalogTranscriptParams{Thread: string(sup.Canonical), Host: sup.Host, Cursor: req.Cursor})
 	if err != nil {
 		return harness.Snapshot{}, err
 	}
