@@ -149,10 +149,10 @@ func (s *Supervisor) Continue(ctx context.Context, p api.CatalogContinueParams) 
 	if err != nil {
 		return Branch{}, err
 	}
-	var rd appserver.ThreadReadResult
-	if err := conn.Call(hctx, "thread/read", map[string]any{"threadId": string(id)}, &rd); err != nil {
+	th, err := appserver.On(conn).ThreadRead(hctx, string(id))
+	if err != nil {
 		switch {
-		case unknownThread(err):
+		case appserver.UnknownThread(err):
 			return Branch{}, threadNotFound(id, h.spec.ID)
 		case isHostFailure(err):
 			return Branch{}, c.hostFailed(ctx, h, err)
@@ -161,7 +161,6 @@ func (s *Supervisor) Continue(ctx context.Context, p api.CatalogContinueParams) 
 		return Branch{}, threadRefused("read the thread")
 	}
 	h.succeeded(c.opts.Now())
-	th := rd.Thread
 	active := th.Status.Type == appserver.StatusActive || (h.spec.Running != nil && h.spec.Running(string(id)))
 	switch {
 	case th.Ephemeral:
@@ -173,15 +172,15 @@ func (s *Supervisor) Continue(ctx context.Context, p api.CatalogContinueParams) 
 		return Branch{}, model.Errorf(model.CodeFailedPrecondition, "wait until its turn ends; an active session offers no branch",
 			"thread %s is active", id).WithDetail("status", model.ThreadActive)
 	case th.Status.Type != appserver.StatusIdle && th.Status.Type != appserver.StatusNotLoaded:
-		return Branch{}, model.Errorf(model.CodeFailedPrecondition, "only idle or stored (notLoaded) sessions are continued",
-			"thread %s is %s", id, sessionStatus(th.Status.Type)).WithDetail("status", sessionStatus(th.Status.Type))
+		return Branch{}, withStatus(model.Errorf(model.CodeFailedPrecondition, "only idle or stored (notLoaded) sessions are continued",
+			"thread %s is %s", id, sessionStatus(th.Status.Type)), th.Status.Type)
 	}
 	hist, err := c.readHistory(hctx, conn, id, harness.NativeThreadInfo(th).Title)
 	if err != nil {
 		switch {
 		case errors.As(err, new(*model.Error)):
 			return Branch{}, err
-		case unknownThread(err):
+		case appserver.UnknownThread(err):
 			return Branch{}, threadNotFound(id, h.spec.ID)
 		case isHostFailure(err):
 			return Branch{}, c.hostFailed(ctx, h, err)
@@ -333,8 +332,8 @@ func (s *Supervisor) Pin(ctx context.Context, conn SupervisionConn, sup model.Su
 		return sup, err
 	}
 
-	var fork appserver.ThreadSessionResult
-	err = conn.Call(ctx, "thread/fork", appserver.ThreadForkParams{ThreadID: string(sup.Source), Ephemeral: true, ExcludeTurns: true}, &fork)
+	calls := appserver.On(conn)
+	fork, err := calls.ThreadFork(ctx, appserver.ThreadForkParams{ThreadID: string(sup.Source), Ephemeral: true, ExcludeTurns: true})
 	if err != nil {
 		if e := lost(err); e != nil {
 			return sup, e
@@ -345,8 +344,8 @@ func (s *Supervisor) Pin(ctx context.Context, conn SupervisionConn, sup model.Su
 	if probe == "" || fork.Model == "" || fork.ModelProvider == "" {
 		return sup, retry("pinning source thread %s returned no thread or no model", sup.Source)
 	}
-	var unsub appserver.UnsubscribeResult
-	if err := conn.Call(ctx, "thread/unsubscribe", map[string]any{"threadId": probe}, &unsub); err != nil {
+	unsub, err := calls.ThreadUnsubscribe(ctx, probe)
+	if err != nil {
 		if e := lost(err); e != nil {
 			return sup, e
 		}
@@ -366,8 +365,7 @@ func (s *Supervisor) Pin(ctx context.Context, conn SupervisionConn, sup model.Su
 	if cwd == "" {
 		cwd = sup.Cwd
 	}
-	var start appserver.ThreadSessionResult
-	err = conn.Call(ctx, "thread/start", appserver.ThreadStartParams{Cwd: cwd, Model: fork.Model, ModelProvider: fork.ModelProvider, ThreadSource: "appServer"}, &start)
+	start, err := calls.ThreadStart(ctx, appserver.ThreadStartParams{Cwd: cwd, Model: fork.Model, ModelProvider: fork.ModelProvider, ThreadSource: "appServer"})
 	if err != nil {
 		if e := lost(err); e != nil {
 			return sup, e
@@ -388,7 +386,7 @@ func (s *Supervisor) Pin(ctx context.Context, conn SupervisionConn, sup model.Su
 				items = append(items, appserver.UserMessageItem(m.Text))
 			}
 		}
-		if err := conn.Call(ctx, "thread/inject_items", map[string]any{"threadId": canonical, "items": items}, nil); err != nil {
+		if err := calls.ThreadInjectItems(ctx, canonical, items); err != nil {
 			if e := lost(err); e != nil {
 				return sup, e
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/appserver"
 )
 
 // nodeHistoryTurns is the one page of newest turns a node continue imports history from.
@@ -61,7 +62,7 @@ func (s *Supervisor) continueNode(ctx context.Context, h *host, n *NodeSource, i
 			"thread %s is %s", id, r.s.Status).WithDetail("status", r.s.Status)
 	}
 
-	res, err := c.turnsList(hctx, conn, turnsParams{ThreadID: string(id), Limit: nodeHistoryTurns, ItemsView: "summary", SortDirection: "desc"})
+	res, err := c.turnsList(hctx, conn, appserver.TurnsListParams{ThreadID: string(id), Limit: nodeHistoryTurns, ItemsView: "summary", SortDirection: "desc"})
 	var hist History
 	switch {
 	case err == nil:
@@ -73,9 +74,9 @@ func (s *Supervisor) continueNode(ctx context.Context, h *host, n *NodeSource, i
 		if res.NextCursor != nil && *res.NextCursor != "" {
 			hist.OlderOmitted = true
 		}
-	case rpcHas(err, "not materialized"):
+	case appserver.RPCHas(err, "not materialized"):
 		hist = BuildHistory(r.s.Title, nil)
-	case unknownThread(err):
+	case appserver.UnknownThread(err):
 		return Branch{}, threadNotFound(id, h.spec.ID)
 	case isHostFailure(err):
 		return Branch{}, c.hostFailed(ctx, h, err)
