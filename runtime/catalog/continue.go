@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/codexhost/codexhost/internal/keylock"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
@@ -32,15 +33,11 @@ type Supervisor struct {
 	st  *store.Store
 	dir string
 
-	mu    sync.Mutex
-	locks map[string]*sourceLock // host/source: continue and archive of one source in turn
+	locks keylock.Locks // host/source: continue and archive of one source in turn
+
+	mu sync.Mutex
 	// initialising counts the first sends creating a source's canonical thread right now.
 	initialising map[string]int
-}
-
-type sourceLock struct {
-	mu   sync.Mutex
-	refs int
 }
 
 // NewSupervisor attaches branch keeping to cat; dir (created 0700) holds the histories.
@@ -51,7 +48,7 @@ func NewSupervisor(cat *Catalog, st *store.Store, dir string) (*Supervisor, erro
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, err
 	}
-	s := &Supervisor{cat: cat, st: st, dir: dir, locks: map[string]*sourceLock{}, initialising: map[string]int{}}
+	s := &Supervisor{cat: cat, st: st, dir: dir, initialising: map[string]int{}}
 	cat.sup = s
 	return s, nil
 }
@@ -59,24 +56,7 @@ func NewSupervisor(cat *Catalog, st *store.Store, dir string) (*Supervisor, erro
 // lock serialises continue and archive of one source, so that no branch appears between
 // archive's check and the archive itself.
 func (s *Supervisor) lock(host string, source model.ThreadID) func() {
-	key := host + "/" + string(source)
-	s.mu.Lock()
-	l := s.locks[key]
-	if l == nil {
-		l = &sourceLock{}
-		s.locks[key] = l
-	}
-	l.refs++
-	s.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
-		s.mu.Lock()
-		if l.refs--; l.refs == 0 {
-			delete(s.locks, key)
-		}
-		s.mu.Unlock()
-	}
+	return s.locks.Lock(host + "/" + string(source))
 }
 
 func (s *Supervisor) markInitialising(host string, source model.ThreadID) func() {
