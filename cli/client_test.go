@@ -15,7 +15,7 @@ import (
 // none, and an unknown scope is refused with nothing added.
 func TestClientAddScopes(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("CODEXHOST_HOME", home)
+	setenv(t, "CODEXHOST_HOME", home)
 	out, errOut, code := run(t, "client", "add", "ops", "--scope", config.ScopeRead, "--scope", config.ScopeWrite, "--allow-write-controls", "--json")
 	var added struct{ Client, Token string }
 	if code != 0 || json.Unmarshal([]byte(out), &added) != nil || added.Token == "" {

@@ -26,10 +26,10 @@ func compatAgent(t *testing.T, sup config.Supervision) {
 	}
 	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CODEXHOST_CODEX_BIN=/nonexistent/codex"}
 	host := serveRuntime(t, home, environ)
-	t.Setenv(envHome, home)
-	t.Setenv(envClientToken, "")
-	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", host.Endpoints()[0])
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", host.RuntimeToken())
+	setenv(t, envHome, home)
+	setenv(t, envClientToken, "")
+	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", host.Endpoints()[0])
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", host.RuntimeToken())
 }
 
 // Scenario: S003-23 — the compat subcommands are agent-facing: JSON on stdout by default,

@@ -34,12 +34,12 @@ max_stored_sessions = 40
 func doctorHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
-	t.Setenv(envHome, home)
+	setenv(t, envHome, home)
 	codex := filepath.Join(t.TempDir(), "codex")
 	if err := os.WriteFile(codex, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("CODEXHOST_CODEX_BIN", codex)
+	setenv(t, "CODEXHOST_CODEX_BIN", codex)
 	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte(legacyConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}

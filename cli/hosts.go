@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/secretfile"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
@@ -112,7 +113,7 @@ func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(o.timeoutMs)*time.Millisecond)
 		defer cancel()
 	}
-	home, err := homeDir()
+	home, err := homeDir(ctx)
 	if err != nil {
 		return err
 	}
@@ -138,26 +139,14 @@ func localOperatorToken(home string) (string, error) {
 		return "", model.Errorf(model.CodeFailedPrecondition, "check CODEXHOST_HOME", "create the home: %v", err)
 	}
 	path := filepath.Join(home, operatorTokenFile)
-	token, err := readOperatorToken(path)
-	if errors.Is(err, os.ErrNotExist) {
-		token = config.NewToken()
-		f, cerr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		switch {
-		case errors.Is(cerr, os.ErrExist):
-			token, err = readOperatorToken(path) // another command made it first
-		case cerr != nil:
-			return "", model.Errorf(model.CodeFailedPrecondition, "check the permissions of the home directory", "create the operator token: %v", cerr)
-		default:
-			_, werr := f.WriteString(token + "\n")
-			serr := f.Sync()
-			if cerr := f.Close(); werr != nil || serr != nil || cerr != nil {
-				_ = os.Remove(path)
-				return "", model.Errorf(model.CodeFailedPrecondition, "check the free space of the home directory", "write the operator token failed")
-			}
-			err = nil
-		}
-	}
-	if err != nil {
+	token, err := secretfile.ReadOrCreate(path, config.NewToken, readOperatorToken)
+	var ce *secretfile.CreateError
+	switch {
+	case errors.As(err, &ce) && ce.Created:
+		return "", model.Errorf(model.CodeFailedPrecondition, "check the free space of the home directory", "write the operator token failed")
+	case errors.As(err, &ce):
+		return "", model.Errorf(model.CodeFailedPrecondition, "check the permissions of the home directory", "create the operator token: %v", ce.Err)
+	case err != nil:
 		return "", err
 	}
 	cfg, err := config.Load(home)

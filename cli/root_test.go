@@ -10,7 +10,7 @@ import (
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = Execute(args, &out, &errOut)
+	code = executeEnv(args, &out, &errOut, testEnv(t))
 	return out.String(), errOut.String(), code
 }
 
@@ -47,9 +47,9 @@ func TestUnknownFlagIsAnInvalidArgumentEnvelope(t *testing.T) {
 
 // `--watch` takes its value as a separate word, as DESIGN's CLI contract writes it.
 func TestDelegateWatchTakesTrueOrFalse(t *testing.T) {
-	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", "")
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "")
-	t.Setenv("CODEXHOST_CLIENT_TOKEN", "")
+	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", "")
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "")
+	setenv(t, "CODEXHOST_CLIENT_TOKEN", "")
 	_, errOut, code := run(t, "delegate", "start", "--harness", "x", "--task", "y", "--watch", "maybe")
 	if code != 1 || !strings.Contains(errOut, "INVALID_ARGUMENT") || !strings.Contains(errOut, "use true or false") {
 		t.Fatalf("--watch maybe: code %d %s", code, errOut)

@@ -26,12 +26,12 @@ func operatorHome(t *testing.T, codexBin, codexHome string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(home) })
-	t.Setenv(envHome, home)
-	t.Setenv(envClientToken, "")
-	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", "") // as if run at the keyboard, not in a harness
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "")
-	t.Setenv("CODEXHOST_CODEX_BIN", codexBin)
-	t.Setenv("CODEX_HOME", codexHome)
+	setenv(t, envHome, home)
+	setenv(t, envClientToken, "")
+	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", "") // as if run at the keyboard, not in a harness
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "")
+	setenv(t, "CODEXHOST_CODEX_BIN", codexBin)
+	setenv(t, "CODEX_HOME", codexHome)
 	return home
 }
 
@@ -164,13 +164,13 @@ func TestS003_L_SessionsBadInputAndFailedHost(t *testing.T) {
 // falls back to the home's operator client.
 func TestOperatorCommandsInsideAHarnessUseOnlyTheHostParameters(t *testing.T) {
 	home := operatorHome(t, "/nonexistent/codex", t.TempDir())
-	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", "unix://"+filepath.Join(home, "nothing.sock"))
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "")
+	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", "unix://"+filepath.Join(home, "nothing.sock"))
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "")
 	_, errOut, code := run(t, "sessions")
 	if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable {
 		t.Fatalf("incomplete parameters (%d): %s", code, errOut)
 	}
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "x")
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "x")
 	_, errOut, code = run(t, "hosts")
 	if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable {
 		t.Fatalf("dead endpoint (%d): %s", code, errOut)

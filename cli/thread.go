@@ -65,7 +65,7 @@ func newThreadListCmd(a *agentCommand) *cobra.Command {
 		Short: "List threads (default: the caller's cwd, newest first)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p.Caller = callerHint("")
+			p.Caller = callerHint(cmd.Context(), "")
 			var res api.ThreadListResult
 			return a.run(cmd, api.MethodThreadList, p, &res)
 		},

@@ -47,7 +47,7 @@ func runTUI(cmd *cobra.Command, f tuiFlags) error {
 		return model.Errorf(model.CodeInvalidArgument, "run it in a terminal, or use a subcommand (`codexhost --help` lists them)",
 			"the terminal app needs a terminal on stdin and stdout")
 	}
-	home, err := homeDir()
+	home, err := homeDir(cmd.Context())
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func runTUI(cmd *cobra.Command, f tuiFlags) error {
 	// Colour profile and background are settled before the program owns the terminal: a
 	// query afterwards would compete with it for stdin.
 	r := lipgloss.DefaultRenderer()
-	if themes.NoColorRequested(f.noColor, os.Getenv) {
+	if themes.NoColorRequested(f.noColor, envOf(cmd.Context()).get) {
 		r.SetColorProfile(termenv.Ascii)
 	}
 	switch pal.Name {
@@ -145,6 +145,7 @@ type operatorSession struct {
 	o     operatorCommand
 	logw  io.Writer
 	local bool // the home's own operator client: may embed a runtime
+	env   env  // the environment of the command that opened it
 
 	mu     sync.Mutex
 	client *api.Client
@@ -156,7 +157,7 @@ func openOperator(ctx context.Context, home string, o operatorCommand, logw io.W
 	if logw == nil {
 		logw = io.Discard
 	}
-	s := &operatorSession{home: home, o: o, logw: logw}
+	s := &operatorSession{home: home, o: o, logw: logw, env: envOf(ctx)}
 	if err := s.connect(ctx); err != nil {
 		return nil, err
 	}
@@ -164,7 +165,7 @@ func openOperator(ctx context.Context, home string, o operatorCommand, logw io.W
 }
 
 func (s *operatorSession) connect(ctx context.Context) error {
-	if endpoint, token := os.Getenv(harness.EnvEndpoint), os.Getenv(harness.EnvToken); endpoint != "" || token != "" {
+	if endpoint, token := s.env.get(harness.EnvEndpoint), s.env.get(harness.EnvToken); endpoint != "" || token != "" {
 		if endpoint == "" || token == "" {
 			return model.Errorf(model.CodeRuntimeUnreachable, "run the command inside a codexhost harness, which sets both "+harness.EnvEndpoint+" and "+harness.EnvToken, "incomplete host connection parameters")
 		}
@@ -173,12 +174,12 @@ func (s *operatorSession) connect(ctx context.Context) error {
 	socket := "unix://" + filepath.Join(s.home, runtime.SocketName)
 	token := s.o.clientToken
 	if token == "" {
-		token = os.Getenv(envClientToken)
+		token = s.env.get(envClientToken)
 	}
 	if token != "" {
 		ep := s.o.endpoint
 		if ep == "" {
-			ep = os.Getenv(envEndpoint)
+			ep = s.env.get(envEndpoint)
 		}
 		if ep == "" {
 			ep = socket
@@ -218,7 +219,7 @@ func (s *operatorSession) embed(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	host, err := runtime.Open(ctx, runtime.Options{Home: s.home, CLIPath: self, Environ: os.Environ(), Version: Version, Log: s.logw})
+	host, err := runtime.Open(ctx, runtime.Options{Home: s.home, CLIPath: self, Environ: s.env.environ(), Version: Version, Log: s.logw})
 	if err != nil {
 		if model.IsCode(err, model.CodeFailedPrecondition) {
 			// Another runtime took the home meanwhile: use it.

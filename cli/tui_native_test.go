@@ -125,7 +125,7 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 	spare, _ := codexfixture.StoredThread(t, codexHome, "", "spare session to archive")
 
 	home, _ := appHomeWith(t, append(codextest.Env(codexHome), "CODEXHOST_CODEX_BIN="+bin))
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
 	s, err := openOperator(ctx, home, operatorCommand{}, nil)
 	if err != nil {

@@ -130,11 +130,11 @@ func appHomeWith(t *testing.T, environ []string) (home string, host *runtime.Hos
 	if err := config.Save(home, cfg); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(envHome, home)
-	t.Setenv(envClientToken, "")
-	t.Setenv(envEndpoint, "")
-	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", "")
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "")
+	setenv(t, envHome, home)
+	setenv(t, envClientToken, "")
+	setenv(t, envEndpoint, "")
+	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", "")
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "")
 	// The operator token is registered before the runtime reads config.toml.
 	if _, err := localOperatorToken(home); err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func delegate(t *testing.T, s *operatorSession, p api.DelegateStartParams) strin
 
 func TestLineageCommandWalksFromTheRootToTheLeaves(t *testing.T) {
 	home, _ := appHome(t)
-	s, err := openOperator(context.Background(), home, operatorCommand{}, nil)
+	s, err := openOperator(testCtx(t), home, operatorCommand{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestLineageCommandWalksFromTheRootToTheLeaves(t *testing.T) {
 // and sees the notification land.
 func TestTerminalAppDrivesARealRuntime(t *testing.T) {
 	home, _ := appHome(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
 	s, err := openOperator(ctx, home, operatorCommand{}, nil)
 	if err != nil {
