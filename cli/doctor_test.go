@@ -117,9 +117,9 @@ func TestS003_22_DoctorFixMigratesTheLegacySupervisorConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the migrated config does not load: %v", err)
 	}
-	wantSup := config.Supervision{Enabled: true, AllowRawTranscripts: true, AllowWriteControls: false, MaxStoredSessions: 40}
-	if cfg.Supervision != wantSup || !slices.Equal(cfg.Catalog.CodexHomes, []string{"/codex/one", "/codex/two"}) {
-		t.Fatalf("migrated %+v %v", cfg.Supervision, cfg.Catalog.CodexHomes)
+	wantSup := config.CompatTools{Enabled: true, AllowRawTranscripts: true, AllowWriteControls: false, MaxStoredSessions: 40}
+	if cfg.CompatTools != wantSup || !slices.Equal(cfg.Catalog.CodexHomes, []string{"/codex/one", "/codex/two"}) {
+		t.Fatalf("migrated %+v %v", cfg.CompatTools, cfg.Catalog.CodexHomes)
 	}
 	migrated, _ := os.ReadFile(path)
 

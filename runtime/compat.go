@@ -37,15 +37,15 @@ func (h *Host) authorizeCompat(caller api.Caller, method string) (compatPolicy, 
 		fmt.Fprintf(h.opts.Log, "config reload: %v\n", err)
 	}
 	cfg := h.config()
-	pol := compatPolicy{storedCap: cfg.Supervision.StoredCap()}
+	pol := compatPolicy{storedCap: cfg.CompatTools.StoredCap()}
 	var rawHint, writeHint string
 	switch caller.Kind {
 	case api.CallerRuntime:
-		if !cfg.Supervision.Enabled {
+		if !cfg.CompatTools.Enabled {
 			return pol, model.Errorf(model.CodePermissionDenied, "ask the user to set enabled = true under [supervision] in config.toml",
 				"the compat tools are disabled for agents (%s)", method)
 		}
-		pol.raw, pol.write = cfg.Supervision.AllowRawTranscripts, cfg.Supervision.AllowWriteControls
+		pol.raw, pol.write = cfg.CompatTools.AllowRawTranscripts, cfg.CompatTools.AllowWriteControls
 		rawHint = "ask the user to set allowRawTranscripts = true under [supervision] in config.toml"
 		writeHint = "ask the user to set allowWriteControls = true under [supervision] in config.toml"
 	case api.CallerClient:

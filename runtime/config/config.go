@@ -168,8 +168,9 @@ type Config struct {
 	Gateway   Gateway            `toml:"gateway,omitempty"`
 	Keys      map[string]any     `toml:"keys,omitempty"`
 
-	// Supervision is the policy of the agent-facing compat tools (supervision.go).
-	Supervision Supervision `toml:"supervision,omitempty"`
+	// CompatTools is the policy of the agent-facing compat tools (compattools.go). Its table
+	// keeps the name [supervision] that config files already use.
+	CompatTools CompatTools `toml:"supervision,omitempty"`
 }
 
 var namePattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
@@ -240,7 +241,7 @@ func (c *Config) Validate() error {
 	if err := c.validateNodes(); err != nil {
 		return err
 	}
-	if err := c.validateSupervision(); err != nil {
+	if err := c.validateCompatTools(); err != nil {
 		return err
 	}
 	return c.validateCatalog()
