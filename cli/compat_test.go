@@ -35,6 +35,7 @@ func compatAgent(t *testing.T, sup config.CompatTools) {
 // Scenario: S003-23 — the compat subcommands are agent-facing: JSON on stdout by default,
 // refusals as error envelopes. Without [supervision] enabled every tool is refused.
 func TestS003_23_CompatCommandsFollowTheSupervisionTable(t *testing.T) {
+	t.Parallel()
 	compatAgent(t, config.CompatTools{})
 	thread := "019a0000-0000-7000-8000-000000000001"
 	for _, args := range [][]string{
@@ -55,6 +56,7 @@ func TestS003_23_CompatCommandsFollowTheSupervisionTable(t *testing.T) {
 // (here the endpoint's failure, Codex being absent), mode start is refused before any
 // endpoint is reached, and transcripts stay refused without allowRawTranscripts.
 func TestS003_23_CompatCommandsPrintJSONAndRefuseModeStart(t *testing.T) {
+	t.Parallel()
 	compatAgent(t, config.CompatTools{Enabled: true, AllowWriteControls: true})
 	out, errOut, code := run(t, "compat", "sessions-list", "--include-stored", "--max-stored-sessions", "5")
 	if code != 0 {

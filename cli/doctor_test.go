@@ -51,6 +51,7 @@ func doctorHome(t *testing.T) string {
 // `doctor --fix --json` migrates it (canonical values win), rewrites the file 0600 and
 // reports every key; a second --fix finds nothing.
 func TestS003_22_DoctorFixMigratesTheLegacySupervisorConfig(t *testing.T) {
+	t.Parallel()
 	home := doctorHome(t)
 	path := filepath.Join(home, config.FileName)
 
@@ -138,6 +139,7 @@ func TestS003_22_DoctorFixMigratesTheLegacySupervisorConfig(t *testing.T) {
 // Scenario: S003-22 — a legacy value that cannot migrate fails `doctor --fix` with the key at
 // fault and leaves config.toml as it was.
 func TestS003_22_DoctorFixRefusesAnInvalidLegacyValue(t *testing.T) {
+	t.Parallel()
 	home := doctorHome(t)
 	path := filepath.Join(home, config.FileName)
 	bad := "[supervisor]\nendpoints = [\"relative/home\"]\n"

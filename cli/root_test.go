@@ -15,6 +15,7 @@ func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 }
 
 func TestVersionPrintsTheBuildVersion(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "codexhost "+Version+" ") {
 		t.Fatalf("version: code %d, %q", code, out)
@@ -22,6 +23,7 @@ func TestVersionPrintsTheBuildVersion(t *testing.T) {
 }
 
 func TestManPageAndCompletionsAreGenerated(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "man")
 	if code != 0 || !strings.Contains(out, ".TH CODEXHOST 1") || !strings.Contains(out, "version") {
 		t.Fatalf("man: code %d, %.200q", code, out)
@@ -33,6 +35,7 @@ func TestManPageAndCompletionsAreGenerated(t *testing.T) {
 }
 
 func TestUnknownFlagIsAnInvalidArgumentEnvelope(t *testing.T) {
+	t.Parallel()
 	out, errOut, code := run(t, "version", "--no-such-flag")
 	if code != 1 || out != "" {
 		t.Fatalf("code %d stdout %q", code, out)
@@ -47,6 +50,7 @@ func TestUnknownFlagIsAnInvalidArgumentEnvelope(t *testing.T) {
 
 // `--watch` takes its value as a separate word, as DESIGN's CLI contract writes it.
 func TestDelegateWatchTakesTrueOrFalse(t *testing.T) {
+	t.Parallel()
 	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", "")
 	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "")
 	setenv(t, "CODEXHOST_CLIENT_TOKEN", "")

@@ -113,6 +113,7 @@ func catalogSessionIDs(t *testing.T, s *operatorSession, host string) []string {
 // back, continue it, send a message to the supervised thread and see the reply, and archive
 // another session with confirmation.
 func TestTerminalAppFlowWithANativeSession(t *testing.T) {
+	t.Parallel()
 	bin := codextest.CodexBin(t)
 	fake := fakemodel.Start(t)
 	codexHome := codextest.NewHome(t, fake.URL())
