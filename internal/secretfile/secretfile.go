@@ -1,16 +1,17 @@
 // Package secretfile keeps a secret of the home (a key, a token) in a file of its own, made
-// once: 0600, created exclusively, so that of processes racing to make it one value wins and
-// every one of them reads that value.
+// once: 0600, never replaced, and never seen half written, so that of processes racing to
+// make it one value wins and every one of them reads that value.
 package secretfile
 
 import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
-// CreateError is a failure to make the file: it could not be created, or it was created but
-// writing it failed (Created true), in which case it was removed again.
+// CreateError is a failure to make the file: it could not be created, or writing the secret
+// failed (Created true); either way no file is left at the path.
 type CreateError struct {
 	Created bool
 	Err     error
@@ -44,20 +45,28 @@ func ReadOrCreate[T any](path string, fresh func() string, read func(path string
 	return read(path)
 }
 
+// create writes the secret to a temporary file beside path and links it into place, so that
+// path never exists half written (a reader racing the creator sees none or all of it) and an
+// existing file is never replaced.
 func create(path, value string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		return err
-	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return &CreateError{Err: err}
 	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
 	_, werr := f.WriteString(value + "\n")
+	merr := f.Chmod(0o600)
 	serr := f.Sync()
 	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		_ = os.Remove(path)
+	if err := errors.Join(werr, merr, serr, cerr); err != nil {
 		return &CreateError{Created: true, Err: err}
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return err
+		}
+		return &CreateError{Err: err}
 	}
 	return nil
 }
