@@ -41,7 +41,7 @@ func newClientAddCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := homeDir()
+			home, err := homeDir(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -14,8 +14,9 @@ import (
 // `client add --scope` stores the scopes and controls it is given; without them the client has
 // none, and an unknown scope is refused with nothing added.
 func TestClientAddScopes(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
-	t.Setenv("CODEXHOST_HOME", home)
+	setenv(t, "CODEXHOST_HOME", home)
 	out, errOut, code := run(t, "client", "add", "ops", "--scope", config.ScopeRead, "--scope", config.ScopeWrite, "--allow-write-controls", "--json")
 	var added struct{ Client, Token string }
 	if code != 0 || json.Unmarshal([]byte(out), &added) != nil || added.Token == "" {
@@ -49,6 +50,7 @@ func TestClientAddScopes(t *testing.T) {
 // The home's operator client is registered with every scope and both controls, and one
 // written before scopes existed gets them on the next operator command.
 func TestLocalOperatorClientHasEveryScope(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if _, err := localOperatorToken(home); err != nil {
 		t.Fatal(err)

@@ -73,16 +73,8 @@ func newCompatListCmd(a *agentCommand) *cobra.Command {
 
 func newCompatReadCmd(a *agentCommand) *cobra.Command {
 	var p api.CompatSessionReadParams
-	cmd := &cobra.Command{
-		Use:   "session-read T [--host ID] [--cursor C]",
-		Short: "Read a session and a page of its turns (needs allowRawTranscripts)",
-		Args:  exactThreadArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p.Thread = args[0]
-			var res api.CompatSessionReadResult
-			return a.run(cmd, api.MethodCompatSessionRead, p, &res)
-		},
-	}
+	cmd := threadCmd[api.CompatSessionReadResult](a, "session-read T [--host ID] [--cursor C]", "Read a session and a page of its turns (needs allowRawTranscripts)",
+		api.MethodCompatSessionRead, &p, func(t string) { p.Thread = t })
 	cmd.Flags().StringVar(&p.Endpoint, "host", "", compatHostUsage+" (default: gateway:local)")
 	cmd.Flags().StringVar(&p.Cursor, "cursor", "", "olderCursor or newerCursor of an earlier read of the same session")
 	return cmd
@@ -117,16 +109,8 @@ func newCompatSendCmd(a *agentCommand) *cobra.Command {
 
 func newCompatInterruptCmd(a *agentCommand) *cobra.Command {
 	var p api.CompatSessionInterruptParams
-	cmd := &cobra.Command{
-		Use:   "session-interrupt T [--expected-turn-id ID] [--host ID]",
-		Short: "Interrupt a session's running turn (needs allowWriteControls)",
-		Args:  exactThreadArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p.Thread = args[0]
-			var res api.CompatSessionInterruptResult
-			return a.run(cmd, api.MethodCompatSessionInterrupt, p, &res)
-		},
-	}
+	cmd := threadCmd[api.CompatSessionInterruptResult](a, "session-interrupt T [--expected-turn-id ID] [--host ID]", "Interrupt a session's running turn (needs allowWriteControls)",
+		api.MethodCompatSessionInterrupt, &p, func(t string) { p.Thread = t })
 	cmd.Flags().StringVar(&p.ExpectedTurnID, "expected-turn-id", "", "refuse unless this is the running turn")
 	cmd.Flags().StringVar(&p.Endpoint, "host", "", compatHostUsage+" (default: gateway:local)")
 	return cmd

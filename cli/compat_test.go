@@ -14,28 +14,29 @@ import (
 // compatAgent runs a runtime whose [supervision] table is sup and points the CLI at it the way
 // a harness process is: with the host's connection parameters and the runtime token. Codex is
 // not installed for it, so every endpoint fails to start.
-func compatAgent(t *testing.T, sup config.Supervision) {
+func compatAgent(t *testing.T, sup config.CompatTools) {
 	t.Helper()
 	home, err := os.MkdirTemp("", "chk")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(home) })
-	if err := config.Save(home, &config.Config{Supervision: sup}); err != nil {
+	if err := config.Save(home, &config.Config{CompatTools: sup}); err != nil {
 		t.Fatal(err)
 	}
 	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CODEXHOST_CODEX_BIN=/nonexistent/codex"}
 	host := serveRuntime(t, home, environ)
-	t.Setenv(envHome, home)
-	t.Setenv(envClientToken, "")
-	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", host.Endpoints()[0])
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", host.RuntimeToken())
+	setenv(t, envHome, home)
+	setenv(t, envClientToken, "")
+	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", host.Endpoints()[0])
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", host.RuntimeToken())
 }
 
 // Scenario: S003-23 — the compat subcommands are agent-facing: JSON on stdout by default,
 // refusals as error envelopes. Without [supervision] enabled every tool is refused.
 func TestS003_23_CompatCommandsFollowTheSupervisionTable(t *testing.T) {
-	compatAgent(t, config.Supervision{})
+	t.Parallel()
+	compatAgent(t, config.CompatTools{})
 	thread := "019a0000-0000-7000-8000-000000000001"
 	for _, args := range [][]string{
 		{"compat", "endpoint-probe"},
@@ -55,7 +56,8 @@ func TestS003_23_CompatCommandsFollowTheSupervisionTable(t *testing.T) {
 // (here the endpoint's failure, Codex being absent), mode start is refused before any
 // endpoint is reached, and transcripts stay refused without allowRawTranscripts.
 func TestS003_23_CompatCommandsPrintJSONAndRefuseModeStart(t *testing.T) {
-	compatAgent(t, config.Supervision{Enabled: true, AllowWriteControls: true})
+	t.Parallel()
+	compatAgent(t, config.CompatTools{Enabled: true, AllowWriteControls: true})
 	out, errOut, code := run(t, "compat", "sessions-list", "--include-stored", "--max-stored-sessions", "5")
 	if code != 0 {
 		t.Fatalf("sessions-list (%d): %s", code, errOut)

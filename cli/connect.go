@@ -25,8 +25,8 @@ const (
 const dialTimeout = 5 * time.Second
 
 // homeDir is CODEXHOST_HOME or ~/.codexhost.
-func homeDir() (string, error) {
-	if h := os.Getenv(envHome); h != "" {
+func homeDir(ctx context.Context) (string, error) {
+	if h := envOf(ctx).get(envHome); h != "" {
 		return filepath.Abs(h)
 	}
 	home, err := os.UserHomeDir()
@@ -51,7 +51,8 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 // present, are the only ones used; otherwise only a client token opens the client listener.
 // Nothing else is tried: no other runtime, no other codexhost from PATH.
 func (f *clientFlags) connectAgent(ctx context.Context) (*api.Client, error) {
-	endpoint, token := os.Getenv(harness.EnvEndpoint), os.Getenv(harness.EnvToken)
+	e := envOf(ctx)
+	endpoint, token := e.get(harness.EnvEndpoint), e.get(harness.EnvToken)
 	if endpoint != "" || token != "" {
 		if endpoint == "" || token == "" {
 			return nil, model.Errorf(model.CodeRuntimeUnreachable, "run the command inside a codexhost harness, which sets both "+harness.EnvEndpoint+" and "+harness.EnvToken, "incomplete host connection parameters")
@@ -60,7 +61,7 @@ func (f *clientFlags) connectAgent(ctx context.Context) (*api.Client, error) {
 	}
 	clientToken := f.clientToken
 	if clientToken == "" {
-		clientToken = os.Getenv(envClientToken)
+		clientToken = e.get(envClientToken)
 	}
 	if clientToken == "" {
 		return nil, model.Errorf(model.CodeRuntimeUnreachable,
@@ -69,10 +70,10 @@ func (f *clientFlags) connectAgent(ctx context.Context) (*api.Client, error) {
 	}
 	ep := f.endpoint
 	if ep == "" {
-		ep = os.Getenv(envEndpoint)
+		ep = e.get(envEndpoint)
 	}
 	if ep == "" {
-		home, err := homeDir()
+		home, err := homeDir(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +89,7 @@ func dial(ctx context.Context, endpoint, token string) (*api.Client, error) {
 }
 
 // callerHint is what this process knows about its caller.
-func callerHint(parentThread string) api.CallerHint {
+func callerHint(ctx context.Context, parentThread string) api.CallerHint {
 	cwd, _ := os.Getwd()
-	return api.CallerHint{ParentThread: parentThread, EnvThread: os.Getenv(harness.EnvThreadID), Cwd: cwd}
+	return api.CallerHint{ParentThread: parentThread, EnvThread: envOf(ctx).get(harness.EnvThreadID), Cwd: cwd}
 }

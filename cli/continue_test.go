@@ -14,6 +14,7 @@ import (
 // Scenario: S003-04 — `continue` on a fresh machine makes the supervised thread once: a second
 // command (another embedded runtime) returns the same thread; node hosts are refused.
 func TestS003_04_ContinueCommandReturnsTheSameThreadAcrossRuns(t *testing.T) {
+	t.Parallel()
 	bin := codextest.CodexBin(t)
 	fake := fakemodel.Start(t)
 	codexHome := codextest.NewHome(t, fake.URL())

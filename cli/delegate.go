@@ -34,7 +34,7 @@ func newDelegateStartCmd(a *agentCommand) *cobra.Command {
 				return err
 			}
 			p.Task = text
-			p.Caller = callerHint(parent)
+			p.Caller = callerHint(cmd.Context(), parent)
 			var res api.DelegateStartResult
 			return a.run(cmd, api.MethodDelegateStart, p, &res)
 		},

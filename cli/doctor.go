@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -51,11 +50,11 @@ func newDoctorCmd() *cobra.Command {
 			"is rewritten atomically with mode 0600. Running --fix again changes nothing.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := homeDir()
+			home, err := homeDir(cmd.Context())
 			if err != nil {
 				return err
 			}
-			rep, err := runDoctor(home, fix)
+			rep, err := runDoctor(home, fix, envOf(cmd.Context()).get)
 			if err != nil {
 				return err
 			}
@@ -76,7 +75,8 @@ func newDoctorCmd() *cobra.Command {
 
 // runDoctor checks home; with fix it migrates the legacy table first. A migration that
 // cannot be done fails the command: nothing was written, and the error names the key.
-func runDoctor(home string, fix bool) (doctorReport, error) {
+// getenv reads the command's environment (where the codex binary may be named).
+func runDoctor(home string, fix bool, getenv func(string) string) (doctorReport, error) {
 	rep := doctorReport{Home: home, Config: doctorConfig{Path: filepath.Join(home, config.FileName)}}
 	var (
 		m   *config.Migration
@@ -107,7 +107,7 @@ func runDoctor(home string, fix bool) (doctorReport, error) {
 	}
 	rep.Config.OK = rep.Config.Error == nil
 
-	bin, lerr := appserver.Locate(codexBin, os.Getenv)
+	bin, lerr := appserver.Locate(codexBin, getenv)
 	rep.Codex = doctorCodex{OK: lerr == nil, Bin: bin, Error: model.AsError(lerr)}
 	rep.OK = rep.Config.OK && rep.Codex.OK
 	return rep, nil

@@ -34,12 +34,12 @@ max_stored_sessions = 40
 func doctorHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
-	t.Setenv(envHome, home)
+	setenv(t, envHome, home)
 	codex := filepath.Join(t.TempDir(), "codex")
 	if err := os.WriteFile(codex, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("CODEXHOST_CODEX_BIN", codex)
+	setenv(t, "CODEXHOST_CODEX_BIN", codex)
 	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte(legacyConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -51,6 +51,7 @@ func doctorHome(t *testing.T) string {
 // `doctor --fix --json` migrates it (canonical values win), rewrites the file 0600 and
 // reports every key; a second --fix finds nothing.
 func TestS003_22_DoctorFixMigratesTheLegacySupervisorConfig(t *testing.T) {
+	t.Parallel()
 	home := doctorHome(t)
 	path := filepath.Join(home, config.FileName)
 
@@ -117,9 +118,9 @@ func TestS003_22_DoctorFixMigratesTheLegacySupervisorConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the migrated config does not load: %v", err)
 	}
-	wantSup := config.Supervision{Enabled: true, AllowRawTranscripts: true, AllowWriteControls: false, MaxStoredSessions: 40}
-	if cfg.Supervision != wantSup || !slices.Equal(cfg.Catalog.CodexHomes, []string{"/codex/one", "/codex/two"}) {
-		t.Fatalf("migrated %+v %v", cfg.Supervision, cfg.Catalog.CodexHomes)
+	wantSup := config.CompatTools{Enabled: true, AllowRawTranscripts: true, AllowWriteControls: false, MaxStoredSessions: 40}
+	if cfg.CompatTools != wantSup || !slices.Equal(cfg.Catalog.CodexHomes, []string{"/codex/one", "/codex/two"}) {
+		t.Fatalf("migrated %+v %v", cfg.CompatTools, cfg.Catalog.CodexHomes)
 	}
 	migrated, _ := os.ReadFile(path)
 
@@ -138,6 +139,7 @@ func TestS003_22_DoctorFixMigratesTheLegacySupervisorConfig(t *testing.T) {
 // Scenario: S003-22 — a legacy value that cannot migrate fails `doctor --fix` with the key at
 // fault and leaves config.toml as it was.
 func TestS003_22_DoctorFixRefusesAnInvalidLegacyValue(t *testing.T) {
+	t.Parallel()
 	home := doctorHome(t)
 	path := filepath.Join(home, config.FileName)
 	bad := "[supervisor]\nendpoints = [\"relative/home\"]\n"

@@ -25,7 +25,7 @@ func newLineageCmd() *cobra.Command {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			home, err := homeDir()
+			home, err := homeDir(ctx)
 			if err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 // delegate and thread command, ids, views, waiting, paging, sorting, idempotency, output
 // fields and error codes, for this build's version.
 func TestS000_12_DelegateHelpIsTheEmbeddedManual(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "delegate", "--help")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -36,6 +37,7 @@ func TestS000_12_DelegateHelpIsTheEmbeddedManual(t *testing.T) {
 // The syntax section is generated from the command tree; every flag of every command of the
 // groups appears, so the manual cannot drift from the binary.
 func TestManualListsEveryCommandAndFlagOfTheTree(t *testing.T) {
+	t.Parallel()
 	out, _, _ := run(t, "delegate", "--help")
 	root := NewRoot(&bytes.Buffer{}, &bytes.Buffer{})
 	for _, group := range manualGroups {
@@ -67,6 +69,7 @@ func TestManualListsEveryCommandAndFlagOfTheTree(t *testing.T) {
 }
 
 func TestSubcommandHelpIsCobraHelp(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "delegate", "start", "--help")
 	if code != 0 || !strings.Contains(out, "--request-id") || strings.Contains(out, "IDEMPOTENCY") {
 		t.Fatalf("delegate start --help should be the command's own usage: %q", out)

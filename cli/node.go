@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,8 +33,8 @@ func newNodeCmd() *cobra.Command {
 	return cmd
 }
 
-func loadHomeConfig() (string, *config.Config, error) {
-	home, err := homeDir()
+func loadHomeConfig(ctx context.Context) (string, *config.Config, error) {
+	home, err := homeDir(ctx)
 	if err != nil {
 		return "", nil, err
 	}
@@ -56,7 +57,7 @@ func newNodeAllowCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, cfg, err := loadHomeConfig()
+			home, cfg, err := loadHomeConfig(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -104,7 +105,7 @@ func newNodePairCmd() *cobra.Command {
 			if err != nil && err != io.EOF {
 				return err
 			}
-			home, cfg, err := loadHomeConfig()
+			home, cfg, err := loadHomeConfig(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -45,9 +46,14 @@ func invalidArgs(cmd *cobra.Command, what string) error {
 // Execute runs the command line and maps errors to the CLI contract: a model.Error prints as
 // {"error":{...}} on stderr with exit 1.
 func Execute(args []string, stdout, stderr io.Writer) int {
+	return executeEnv(args, stdout, stderr, processEnv)
+}
+
+// executeEnv is Execute with the commands reading e instead of the process's environment.
+func executeEnv(args []string, stdout, stderr io.Writer, e env) int {
 	root := NewRoot(stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(withEnv(context.Background(), e))
 	if err == nil {
 		return 0
 	}

@@ -10,11 +10,12 @@ import (
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = Execute(args, &out, &errOut)
+	code = executeEnv(args, &out, &errOut, testEnv(t))
 	return out.String(), errOut.String(), code
 }
 
 func TestVersionPrintsTheBuildVersion(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "codexhost "+Version+" ") {
 		t.Fatalf("version: code %d, %q", code, out)
@@ -22,6 +23,7 @@ func TestVersionPrintsTheBuildVersion(t *testing.T) {
 }
 
 func TestManPageAndCompletionsAreGenerated(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "man")
 	if code != 0 || !strings.Contains(out, ".TH CODEXHOST 1") || !strings.Contains(out, "version") {
 		t.Fatalf("man: code %d, %.200q", code, out)
@@ -33,6 +35,7 @@ func TestManPageAndCompletionsAreGenerated(t *testing.T) {
 }
 
 func TestUnknownFlagIsAnInvalidArgumentEnvelope(t *testing.T) {
+	t.Parallel()
 	out, errOut, code := run(t, "version", "--no-such-flag")
 	if code != 1 || out != "" {
 		t.Fatalf("code %d stdout %q", code, out)
@@ -47,9 +50,10 @@ func TestUnknownFlagIsAnInvalidArgumentEnvelope(t *testing.T) {
 
 // `--watch` takes its value as a separate word, as DESIGN's CLI contract writes it.
 func TestDelegateWatchTakesTrueOrFalse(t *testing.T) {
-	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", "")
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "")
-	t.Setenv("CODEXHOST_CLIENT_TOKEN", "")
+	t.Parallel()
+	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", "")
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "")
+	setenv(t, "CODEXHOST_CLIENT_TOKEN", "")
 	_, errOut, code := run(t, "delegate", "start", "--harness", "x", "--task", "y", "--watch", "maybe")
 	if code != 1 || !strings.Contains(errOut, "INVALID_ARGUMENT") || !strings.Contains(errOut, "use true or false") {
 		t.Fatalf("--watch maybe: code %d %s", code, errOut)

@@ -83,7 +83,7 @@ func newServeCmd() *cobra.Command {
 
 // openHost starts a runtime on the home, or a follower of the one holding it, with this binary as the harnesses' CLI.
 func openHost(ctx context.Context, listen string) (*runtime.Host, error) {
-	home, err := homeDir()
+	home, err := homeDir(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -93,5 +93,5 @@ func openHost(ctx context.Context, listen string) (*runtime.Host, error) {
 	}
 	// The operator token lets this runtime follow one that already holds the home.
 	token := func() (string, error) { return localOperatorToken(home) }
-	return runtime.OpenOrFollow(ctx, runtime.Options{Home: home, Listen: listen, CLIPath: self, Environ: os.Environ(), Version: Version, Log: os.Stderr, OperatorToken: token})
+	return runtime.OpenOrFollow(ctx, runtime.Options{Home: home, Listen: listen, CLIPath: self, Environ: envOf(ctx).environ(), Version: Version, Log: os.Stderr, OperatorToken: token})
 }

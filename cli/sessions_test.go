@@ -26,12 +26,12 @@ func operatorHome(t *testing.T, codexBin, codexHome string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(home) })
-	t.Setenv(envHome, home)
-	t.Setenv(envClientToken, "")
-	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", "") // as if run at the keyboard, not in a harness
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "")
-	t.Setenv("CODEXHOST_CODEX_BIN", codexBin)
-	t.Setenv("CODEX_HOME", codexHome)
+	setenv(t, envHome, home)
+	setenv(t, envClientToken, "")
+	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", "") // as if run at the keyboard, not in a harness
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "")
+	setenv(t, "CODEXHOST_CODEX_BIN", codexBin)
+	setenv(t, "CODEX_HOME", codexHome)
 	return home
 }
 
@@ -50,6 +50,7 @@ func errorCode(t *testing.T, stderr string) model.Code {
 // local operator client (token file 0600, its hash in config.toml), starts a runtime for the
 // one command and lists the default Codex home.
 func TestS003_01_SessionsUsesTheLocalOperatorClientAndAnEmbeddedRuntime(t *testing.T) {
+	t.Parallel()
 	bin := codextest.CodexBin(t)
 	fake := fakemodel.Start(t)
 	codexHome := codextest.NewHome(t, fake.URL())
@@ -130,6 +131,7 @@ func TestS003_01_SessionsUsesTheLocalOperatorClientAndAnEmbeddedRuntime(t *testi
 // Scenario: S003-14 — archive without the confirmation flag is refused with INVALID_ARGUMENT
 // naming the flag, before anything starts or changes.
 func TestS003_14_ArchiveWithoutConfirmationIsRefusedBeforeAnything(t *testing.T) {
+	t.Parallel()
 	home := operatorHome(t, "/nonexistent/codex", t.TempDir())
 	_, errOut, code := run(t, "archive", "01a22b08-0000-7000-8000-000000000001")
 	if code != 1 || errorCode(t, errOut) != model.CodeInvalidArgument || !strings.Contains(errOut, "--confirm-no-other-runner") {
@@ -143,6 +145,7 @@ func TestS003_14_ArchiveWithoutConfirmationIsRefusedBeforeAnything(t *testing.T)
 // Scenario: S003-L — bad limits and a cursor without --host are refused; a host whose App
 // Server cannot start reports its code in the output without a path.
 func TestS003_L_SessionsBadInputAndFailedHost(t *testing.T) {
+	t.Parallel()
 	operatorHome(t, "/nonexistent/secret-bin/codex", t.TempDir())
 	for _, args := range [][]string{{"--limit", "0"}, {"--limit", "101"}, {"--cursor", "cc1.x.y"}, {"--host", "gateway:nowhere"}} {
 		_, errOut, code := run(t, append([]string{"sessions"}, args...)...)
@@ -163,14 +166,15 @@ func TestS003_L_SessionsBadInputAndFailedHost(t *testing.T) {
 // Inside a harness process an operator command uses the host's parameters only: it never
 // falls back to the home's operator client.
 func TestOperatorCommandsInsideAHarnessUseOnlyTheHostParameters(t *testing.T) {
+	t.Parallel()
 	home := operatorHome(t, "/nonexistent/codex", t.TempDir())
-	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", "unix://"+filepath.Join(home, "nothing.sock"))
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "")
+	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", "unix://"+filepath.Join(home, "nothing.sock"))
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "")
 	_, errOut, code := run(t, "sessions")
 	if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable {
 		t.Fatalf("incomplete parameters (%d): %s", code, errOut)
 	}
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "x")
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "x")
 	_, errOut, code = run(t, "hosts")
 	if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable {
 		t.Fatalf("dead endpoint (%d): %s", code, errOut)
@@ -190,6 +194,7 @@ func stored(t *testing.T, codexHome, text string) string {
 // Operator commands are bounded: --timeout (75 s for sessions, 30 s for continue and
 // archive by default) ends the command with a clear error; a bad value is refused.
 func TestOperatorCommandsTimeOut(t *testing.T) {
+	t.Parallel()
 	operatorHome(t, "/nonexistent/secret-bin/codex", t.TempDir())
 	_, errOut, code := run(t, "sessions", "--timeout", "1")
 	if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable || !strings.Contains(errOut, "no answer within 1 ms") {

@@ -27,32 +27,14 @@ func readFlags(cmd *cobra.Command, p *api.ThreadReadParams) {
 
 func newThreadReadCmd(a *agentCommand) *cobra.Command {
 	var p api.ThreadReadParams
-	cmd := &cobra.Command{
-		Use:   "read T",
-		Short: "Read a thread without changing it",
-		Args:  exactThreadArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p.Thread = args[0]
-			var res api.ThreadReadResult
-			return a.run(cmd, api.MethodThreadRead, p, &res)
-		},
-	}
+	cmd := threadCmd[api.ThreadReadResult](a, "read T", "Read a thread without changing it", api.MethodThreadRead, &p, func(t string) { p.Thread = t })
 	readFlags(cmd, &p)
 	return cmd
 }
 
 func newThreadWaitCmd(a *agentCommand) *cobra.Command {
 	var p api.ThreadWaitParams
-	cmd := &cobra.Command{
-		Use:   "wait T",
-		Short: "Wait until a thread is not active, then read it",
-		Args:  exactThreadArg,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p.Thread = args[0]
-			var res api.ThreadReadResult
-			return a.run(cmd, api.MethodThreadWait, p, &res)
-		},
-	}
+	cmd := threadCmd[api.ThreadReadResult](a, "wait T", "Wait until a thread is not active, then read it", api.MethodThreadWait, &p, func(t string) { p.Thread = t })
 	readFlags(cmd, &p.ThreadReadParams)
 	cmd.Flags().IntVar(&p.TimeoutMs, "timeout-ms", 30000, "give up after this many milliseconds (timedOut: true)")
 	return cmd
@@ -65,7 +47,7 @@ func newThreadListCmd(a *agentCommand) *cobra.Command {
 		Short: "List threads (default: the caller's cwd, newest first)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p.Caller = callerHint("")
+			p.Caller = callerHint(cmd.Context(), "")
 			var res api.ThreadListResult
 			return a.run(cmd, api.MethodThreadList, p, &res)
 		},
@@ -104,16 +86,23 @@ func newThreadSendCmd(a *agentCommand) *cobra.Command {
 }
 
 func newThreadCancelCmd(a *agentCommand) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "cancel T",
-		Short: "Interrupt the thread's active turn",
+	var p api.ThreadCancelParams
+	return threadCmd[api.ThreadCancelResult](a, "cancel T", "Interrupt the thread's active turn", api.MethodThreadCancel, &p, func(t string) { p.Thread = t })
+}
+
+// threadCmd is an agent command on the one thread T it is given: setThread puts T into the
+// params, which go to method; the result, decoded as R, is printed.
+func threadCmd[R any](a *agentCommand, use, short, method string, params any, setThread func(string)) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
 		Args:  exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var res api.ThreadCancelResult
-			return a.run(cmd, api.MethodThreadCancel, api.ThreadCancelParams{Thread: args[0]}, &res)
+			setThread(args[0])
+			var res R
+			return a.run(cmd, method, params, &res)
 		},
 	}
-	return cmd
 }
 
 // exactThreadArg requires one thread id or link.

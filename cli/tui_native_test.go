@@ -113,6 +113,7 @@ func catalogSessionIDs(t *testing.T, s *operatorSession, host string) []string {
 // back, continue it, send a message to the supervised thread and see the reply, and archive
 // another session with confirmation.
 func TestTerminalAppFlowWithANativeSession(t *testing.T) {
+	t.Parallel()
 	bin := codextest.CodexBin(t)
 	fake := fakemodel.Start(t)
 	codexHome := codextest.NewHome(t, fake.URL())
@@ -125,7 +126,7 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 	spare, _ := codexfixture.StoredThread(t, codexHome, "", "spare session to archive")
 
 	home, _ := appHomeWith(t, append(codextest.Env(codexHome), "CODEXHOST_CODEX_BIN="+bin))
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
 	s, err := openOperator(ctx, home, operatorCommand{}, nil)
 	if err != nil {

@@ -34,6 +34,7 @@ func commandPattern(cmd string) *regexp.Regexp {
 // Every key that calls the runtime has a subcommand doing the same, and the README's table
 // says which.
 func TestEveryKeymapActionHasASubcommand(t *testing.T) {
+	t.Parallel()
 	root := NewRoot(io.Discard, io.Discard)
 	km := keymap.Default()
 	readme, err := os.ReadFile("../README.md")
@@ -78,6 +79,7 @@ func TestEveryKeymapActionHasASubcommand(t *testing.T) {
 }
 
 func TestBareCommandNeedsATerminalAndAKnownTheme(t *testing.T) {
+	t.Parallel()
 	_, errOut, code := run(t, "--theme", "sepia")
 	if code != 1 || !strings.Contains(errOut, "unknown theme") || !strings.Contains(errOut, "high-contrast") {
 		t.Fatalf("bad theme: %d %s", code, errOut)
@@ -90,6 +92,7 @@ func TestBareCommandNeedsATerminalAndAKnownTheme(t *testing.T) {
 }
 
 func TestKeyConfigErrorsNameTheEntry(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, config.FileName), []byte("[keys]\n\"thread.archive\" = \"q\"\n\"thread.zap\" = \"z\"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -130,11 +133,11 @@ func appHomeWith(t *testing.T, environ []string) (home string, host *runtime.Hos
 	if err := config.Save(home, cfg); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(envHome, home)
-	t.Setenv(envClientToken, "")
-	t.Setenv(envEndpoint, "")
-	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", "")
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "")
+	setenv(t, envHome, home)
+	setenv(t, envClientToken, "")
+	setenv(t, envEndpoint, "")
+	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", "")
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "")
 	// The operator token is registered before the runtime reads config.toml.
 	if _, err := localOperatorToken(home); err != nil {
 		t.Fatal(err)
@@ -152,8 +155,9 @@ func delegate(t *testing.T, s *operatorSession, p api.DelegateStartParams) strin
 }
 
 func TestLineageCommandWalksFromTheRootToTheLeaves(t *testing.T) {
+	t.Parallel()
 	home, _ := appHome(t)
-	s, err := openOperator(context.Background(), home, operatorCommand{}, nil)
+	s, err := openOperator(testCtx(t), home, operatorCommand{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,8 +220,9 @@ func TestLineageCommandWalksFromTheRootToTheLeaves(t *testing.T) {
 // delegates, reads the transcript, sends a message, sees the lineage grow, watches a thread
 // and sees the notification land.
 func TestTerminalAppDrivesARealRuntime(t *testing.T) {
+	t.Parallel()
 	home, _ := appHome(t)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
 	s, err := openOperator(ctx, home, operatorCommand{}, nil)
 	if err != nil {

@@ -14,7 +14,7 @@ func newThreadWatchCmd(a *agentCommand) *cobra.Command {
 		Args:  exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.Thread = args[0]
-			p.Caller = callerHint("")
+			p.Caller = callerHint(cmd.Context(), "")
 			var res api.WatchResult
 			return a.run(cmd, api.MethodThreadWatch, p, &res)
 		},

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codexhost/codexhost/internal/secretfile"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
@@ -113,34 +114,30 @@ func withVar(env []string, name, value string) []string {
 // loadCatalogKey reads the cursor key of the home, creating it (0600) on first use.
 func loadCatalogKey(home string) ([]byte, error) {
 	path := filepath.Join(home, catalogKeyFile)
-	for range 2 {
+	key, err := secretfile.ReadOrCreate(path, config.NewToken, func(path string) ([]byte, error) {
 		b, err := os.ReadFile(path)
-		if err == nil {
-			key, derr := hex.DecodeString(strings.TrimSpace(string(b)))
-			if derr != nil || len(key) < 32 {
-				return nil, model.Errorf(model.CodeFailedPrecondition, "delete "+path+"; a new key is made (earlier catalog cursors stop working)", "the catalog key file is damaged")
-			}
-			return key, nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return nil, model.Errorf(model.CodeFailedPrecondition, "check the permissions of the home directory", "read the catalog key: %v", err)
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, os.ErrExist) {
-			continue // another runtime made it first
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, err
 		}
 		if err != nil {
-			return nil, model.Errorf(model.CodeFailedPrecondition, "check the permissions of the home directory", "create the catalog key: %v", err)
+			return nil, model.Errorf(model.CodeFailedPrecondition, "check the permissions of the home directory", "read the catalog key: %v", err)
 		}
-		_, werr := f.WriteString(config.NewToken() + "\n")
-		serr := f.Sync()
-		if cerr := f.Close(); werr == nil && serr == nil && cerr == nil {
-			continue // read it back, as a concurrent creator would
+		key, derr := hex.DecodeString(strings.TrimSpace(string(b)))
+		if derr != nil || len(key) < 32 {
+			return nil, model.Errorf(model.CodeFailedPrecondition, "delete "+path+"; a new key is made (earlier catalog cursors stop working)", "the catalog key file is damaged")
 		}
-		_ = os.Remove(path)
+		return key, nil
+	})
+	var ce *secretfile.CreateError
+	switch {
+	case errors.As(err, &ce) && ce.Created:
 		return nil, model.Errorf(model.CodeFailedPrecondition, "check the free space and permissions of the home directory", "write the catalog key failed")
+	case errors.As(err, &ce):
+		return nil, model.Errorf(model.CodeFailedPrecondition, "check the permissions of the home directory", "create the catalog key: %v", ce.Err)
+	case errors.Is(err, os.ErrNotExist):
+		return nil, model.Errorf(model.CodeInternal, "retry", "the catalog key could not be read")
 	}
-	return nil, model.Errorf(model.CodeInternal, "retry", "the catalog key could not be read")
+	return key, err
 }
 
 // catalogObserve passes thread status changes of the native harness to the catalog, so a

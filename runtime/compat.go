@@ -27,7 +27,7 @@ var (
 
 func compatAgentGate(raw, write bool) func(*config.Config, string) error {
 	return func(cfg *config.Config, method string) error {
-		sv := cfg.Supervision
+		sv := cfg.CompatTools
 		switch {
 		case !sv.Enabled:
 			return model.Errorf(model.CodePermissionDenied, "ask the user to set enabled = true under [supervision] in config.toml",
@@ -47,7 +47,7 @@ func compatAgentGate(raw, write bool) func(*config.Config, string) error {
 // for this caller: shaping of the answer, not admission, which the policies decide.
 func compatRawFields(env route.Env) bool {
 	if env.Caller.Kind == api.CallerRuntime {
-		return env.Config.Supervision.AllowRawTranscripts
+		return env.Config.CompatTools.AllowRawTranscripts
 	}
 	return env.Grant().AllowRawTranscripts
 }
@@ -98,7 +98,7 @@ func (h *Host) compatSessionsList(ctx context.Context, env route.Env, p api.Comp
 	if err != nil {
 		return nil, err
 	}
-	limit := env.Config.Supervision.StoredCap()
+	limit := env.Config.CompatTools.StoredCap()
 	if p.MaxStoredSessions != nil {
 		if err := config.CheckStoredCap("max_stored_sessions", *p.MaxStoredSessions); err != nil {
 			return nil, err

@@ -19,19 +19,19 @@ import (
 )
 
 // agentPolicy is the [supervision] table of the tests where agents may use every compat tool.
-var agentPolicy = config.Supervision{Enabled: true, AllowRawTranscripts: true, AllowWriteControls: true}
+var agentPolicy = config.CompatTools{Enabled: true, AllowRawTranscripts: true, AllowWriteControls: true}
 
 // newCompatHost is a test host whose config.toml has the given [supervision] table and extra
 // Codex homes. The table is written before the first runtime call, then the runtime restarts
 // on it, as an operator editing config.toml would.
-func newCompatHost(t *testing.T, ho hostOptions, sup config.Supervision, extraHomes ...string) *testHost {
+func newCompatHost(t *testing.T, ho hostOptions, sup config.CompatTools, extraHomes ...string) *testHost {
 	t.Helper()
 	th := newTestHost(t, ho)
 	cfg, err := config.Load(th.home)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Supervision = sup
+	cfg.CompatTools = sup
 	cfg.Catalog.CodexHomes = extraHomes
 	if err := config.Save(th.home, cfg); err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestS003_23_CompatToolsAreRefusedByPolicyBeforeAnyAppServerCall(t *testing.
 		hint        string // a part of the hint naming the fix
 	}
 
-	off := newCompatHost(t, hostOptions{grants: grants}, config.Supervision{})
+	off := newCompatHost(t, hostOptions{grants: grants}, config.CompatTools{})
 	for _, a := range []attempt{
 		{"runtime", api.MethodCompatEndpointProbe, probe, "enabled = true under [supervision]"},
 		{"runtime", api.MethodCompatSessionsList, list, "enabled = true under [supervision]"},
@@ -176,7 +176,7 @@ func TestS003_23_CompatToolsAreRefusedByPolicyBeforeAnyAppServerCall(t *testing.
 	}
 
 	// Enabled for agents, without the two controls: listing works, reading and writing do not.
-	on := newCompatHost(t, hostOptions{grants: grants}, config.Supervision{Enabled: true})
+	on := newCompatHost(t, hostOptions{grants: grants}, config.CompatTools{Enabled: true})
 	rt := on.runtimeClient()
 	for _, a := range []attempt{
 		{"runtime", api.MethodCompatSessionRead, read, "allowRawTranscripts = true under [supervision]"},
@@ -201,7 +201,7 @@ func TestS003_23_CompatToolsAreRefusedByPolicyBeforeAnyAppServerCall(t *testing.
 // endpoint (the configured cap, or a per-call one from 1 to 1000), while loaded rows are
 // never capped: three loaded sessions all show with a cap of two stored ones.
 func TestS003_23_SessionsListDefaultsToLoadedAndCapsStoredRows(t *testing.T) {
-	sup := config.Supervision{Enabled: true, MaxStoredSessions: 2}
+	sup := config.CompatTools{Enabled: true, MaxStoredSessions: 2}
 	th := newCompatHost(t, hostOptions{codex: true}, sup)
 	var storedIDs []string
 	for _, text := range []string{"stored one", "stored two", "stored three"} {
@@ -328,7 +328,7 @@ func TestS003_23_TranscriptFieldsNeedAllowRawTranscripts(t *testing.T) {
 		"reader": {Scopes: []string{config.ScopeRead}, AllowRawTranscripts: true},
 		"plain":  {Scopes: []string{config.ScopeRead}},
 	}
-	th := newCompatHost(t, hostOptions{codex: true, grants: grants}, config.Supervision{Enabled: true, AllowWriteControls: true})
+	th := newCompatHost(t, hostOptions{codex: true, grants: grants}, config.CompatTools{Enabled: true, AllowWriteControls: true})
 	id := stored(t, th.codexHome, "PREVIEW-SECRET first words")
 	include := api.CompatSessionsListParams{IncludeStored: true}
 
@@ -489,7 +489,7 @@ func TestS003_22_RuntimeRefusesTheLegacySupervisorTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the migrated home does not start: %v", err)
 	}
-	if cfg := h.config(); !cfg.Supervision.Enabled || len(cfg.Catalog.CodexHomes) != 1 {
+	if cfg := h.config(); !cfg.CompatTools.Enabled || len(cfg.Catalog.CodexHomes) != 1 {
 		t.Fatalf("the runtime read %+v", cfg)
 	}
 	if err := h.Close(); err != nil {

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/codexhost/codexhost/internal/keylock"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
@@ -78,7 +79,7 @@ type Host struct {
 	subs  map[int]func(api.Event)
 	subID int
 
-	keyLocks keyedMutex
+	keyLocks keylock.Locks
 
 	watch     *watch.Engine
 	stopWatch context.CancelFunc
@@ -451,41 +452,6 @@ func (h *Host) harnessNames() []string {
 		names = append(names, hi.Name)
 	}
 	return names
-}
-
-// keyedMutex serialises work per key (an idempotency key) without one global lock.
-type keyedMutex struct {
-	mu    sync.Mutex
-	locks map[string]*keyedEntry
-}
-
-type keyedEntry struct {
-	mu   sync.Mutex
-	refs int
-}
-
-func (k *keyedMutex) Lock(key string) func() {
-	k.mu.Lock()
-	if k.locks == nil {
-		k.locks = map[string]*keyedEntry{}
-	}
-	e := k.locks[key]
-	if e == nil {
-		e = &keyedEntry{}
-		k.locks[key] = e
-	}
-	e.refs++
-	k.mu.Unlock()
-	e.mu.Lock()
-	return func() {
-		e.mu.Unlock()
-		k.mu.Lock()
-		e.refs--
-		if e.refs == 0 {
-			delete(k.locks, key)
-		}
-		k.mu.Unlock()
-	}
 }
 
 // nativeOfHost reaches the native harness, which exists once the host holds the store.

@@ -238,17 +238,13 @@ func (h *Host) nativeCatalog(ctx context.Context) ([]appserver.Thread, error) {
 		return nil, err
 	}
 	var out []appserver.Thread
-	cursor := ""
-	for page := 0; page < nativeListPages; page++ {
-		res, err := client.ThreadList(ctx, appserver.ThreadListParams{Cursor: cursor, Limit: 100, UseStateDBOnly: true})
+	pager := appserver.NewThreadPager[appserver.Thread](client, appserver.ThreadListParams{Limit: 100, UseStateDBOnly: true})
+	for !pager.Done() && pager.Pages() < nativeListPages {
+		data, err := pager.Next(ctx)
 		if err != nil {
 			return nil, model.Errorf(model.CodeAppServerUnavailable, "check the App Server log in the home's logs folder", "list native threads: %v", err)
 		}
-		out = append(out, res.Data...)
-		if res.NextCursor == nil || *res.NextCursor == "" {
-			break
-		}
-		cursor = *res.NextCursor
+		out = append(out, data...)
 	}
 	return out, nil
 }

@@ -115,7 +115,7 @@ func newPermissionHost(t *testing.T) (*testHost, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Supervision = config.Supervision{Enabled: true, AllowRawTranscripts: true, AllowWriteControls: true}
+	cfg.CompatTools = config.CompatTools{Enabled: true, AllowRawTranscripts: true, AllowWriteControls: true}
 	nodeToken, err := cfg.AddNodeClient("gw")
 	if err != nil {
 		t.Fatal(err)

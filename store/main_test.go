@@ -2,7 +2,6 @@ package store
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -68,28 +67,6 @@ func runChild(mode, home string) int {
 		fmt.Println("synced")
 		time.Sleep(time.Minute) // the parent SIGKILLs us here
 		return 3
-	case "signal", "signal-stopped":
-		if err := s.Put("note", "before-signal", note{Record{V: 1}, "written"}); err != nil {
-			return fail(err)
-		}
-		closed := make(chan error, 1)
-		stop := CloseOnSignal(context.Background(), s, func(err error) { closed <- err })
-		if mode == "signal-stopped" {
-			stop() // SIGTERM must now terminate us the default way
-		}
-		fmt.Println("ready")
-		select {
-		case err := <-closed:
-			if err != nil {
-				return fail(err)
-			}
-			if err := s.Put("note", "after-close", note{Record{V: 1}, "x"}); !errors.Is(err, ErrClosed) {
-				return fail(fmt.Errorf("put after signal close: %v, want ErrClosed", err))
-			}
-			return 0
-		case <-time.After(30 * time.Second):
-			return fail(errors.New("no signal"))
-		}
 	}
 	return fail(fmt.Errorf("unknown child mode %q", mode))
 }

@@ -31,7 +31,7 @@ var (
 	// ErrConflict: a concurrent transaction changed a key this one read; run it again
 	// (UpdateRetry does).
 	ErrConflict = errors.New("store: transaction conflict")
-	// ErrClosed: the store was closed (for example by CloseOnSignal) before the call.
+	// ErrClosed: the store was closed before the call.
 	ErrClosed = errors.New("store: closed")
 	// ErrHeld: another process holds the home's database. The error is also a *model.Error
 	// with code FAILED_PRECONDITION.

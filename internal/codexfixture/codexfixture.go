@@ -34,7 +34,7 @@ func StoredThread(t testing.TB, codexHome, model string, texts ...string) (id, r
 		t.Fatal(err)
 	}
 	id = res.Thread.ID
-	notes, stop := c.Subscribe(func(m string) bool { return m == "turn/completed" })
+	notes, stop := c.Subscribe(func(m string) bool { return m == appserver.NoteTurnCompleted })
 	defer stop()
 	for _, text := range texts {
 		turn, err := c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: id, Input: appserver.TextInput(text)})

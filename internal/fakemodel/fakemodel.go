@@ -58,25 +58,10 @@ type Option func(*Server)
 // decides (default: Reply("")).
 func WithDefault(b Behavior) Option { return func(s *Server) { s.def = b } }
 
-// WithSlowDefaults sets the delay and duration of a slow stream whose marker
-// or Slow call leaves them out (default 250ms and 60s).
-func WithSlowDefaults(delay, duration time.Duration) Option {
-	return func(s *Server) {
-		if delay > 0 {
-			s.slowDelay = delay
-		}
-		if duration > 0 {
-			s.slowDuration = duration
-		}
-	}
-}
-
 // Server is a running fake. Its methods are safe for concurrent use.
 type Server struct {
-	hs           *httptest.Server
-	def          Behavior
-	slowDelay    time.Duration
-	slowDuration time.Duration
+	hs  *httptest.Server
+	def Behavior
 
 	done      chan struct{} // closed when Close starts; ends slow and hung streams
 	closeOnce sync.Once
@@ -99,11 +84,9 @@ func Start(tb testing.TB, opts ...Option) *Server {
 // New starts a server on 127.0.0.1; the caller must Close it.
 func New(opts ...Option) *Server {
 	s := &Server{
-		def:          Reply(""),
-		slowDelay:    defaultSlowDelay,
-		slowDuration: defaultSlowDuration,
-		done:         make(chan struct{}),
-		changed:      make(chan struct{}),
+		def:     Reply(""),
+		done:    make(chan struct{}),
+		changed: make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(s)
@@ -274,7 +257,7 @@ func (s *Server) pick(userText string) Behavior {
 		s.queue = s.queue[1:]
 		return b
 	}
-	if b, ok := fromMarkers(userText, s.slowDelay, s.slowDuration); ok {
+	if b, ok := fromMarkers(userText, defaultSlowDelay, defaultSlowDuration); ok {
 		return b
 	}
 	return s.def

@@ -137,10 +137,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, b Behavior, n int
 func (s *Server) slow(r *http.Request, e *sseWriter, b Behavior, delta func(string) event, finish func(*sseWriter, string) bool) (disconnected bool) {
 	delay, duration := b.delay, b.duration
 	if delay <= 0 {
-		delay = s.slowDelay
+		delay = defaultSlowDelay
 	}
 	if duration <= 0 {
-		duration = s.slowDuration
+		duration = defaultSlowDuration
 	}
 	ticker := time.NewTicker(delay)
 	defer ticker.Stop()

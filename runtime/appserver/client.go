@@ -78,7 +78,8 @@ var ErrExited = errors.New("codex app-server exited")
 
 // Client talks to one App Server process at a time; Restart replaces a dead one.
 type Client struct {
-	cfg Config
+	Calls // the typed calls (methods.go), over this client
+	cfg   Config
 
 	mu   sync.Mutex
 	proc *process
@@ -138,7 +139,9 @@ func newClient(cfg Config) *Client {
 	if cfg.ClientVersion == "" {
 		cfg.ClientVersion = "0"
 	}
-	return &Client{cfg: cfg, subs: map[*subscriber]struct{}{}, handlers: map[string]RequestHandler{}}
+	c := &Client{cfg: cfg, subs: map[*subscriber]struct{}{}, handlers: map[string]RequestHandler{}}
+	c.Calls = On(c)
+	return c
 }
 
 // request is an outgoing call; a struct rather than a map keeps encoding cheap.
@@ -211,7 +214,7 @@ func (c *Client) attach(ctx context.Context, p *process, stdout io.Reader) error
 		"clientInfo":   map[string]string{"name": c.cfg.ClientName, "title": "codexhost", "version": c.cfg.ClientVersion},
 		"capabilities": map[string]any{"experimentalApi": true},
 	}
-	raw, err := p.call(initCtx, "initialize", params)
+	raw, err := p.call(initCtx, methodInitialize, params)
 	if err == nil {
 		err = json.Unmarshal(raw, &p.info)
 	}
@@ -225,7 +228,7 @@ func (c *Client) attach(ctx context.Context, p *process, stdout io.Reader) error
 		}
 		return model.Errorf(model.CodeAppServerUnavailable, "check the log "+c.logName(), "initialize codex app-server: %v", err)
 	}
-	if err := p.notify("initialized", nil); err != nil {
+	if err := p.notify(methodInitialized, nil); err != nil {
 		p.kill()
 		<-p.done
 		return model.Errorf(model.CodeAppServerUnavailable, "check the log "+c.logName(), "initialize codex app-server: %v", err)

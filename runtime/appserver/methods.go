@@ -1,98 +1,194 @@
 package appserver
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
-// Typed calls. Each is a thin wrapper of Call so the method names live in one place.
+// Method names of the App Server protocol. Nothing outside this package spells one: callers
+// use the typed calls below, and a Caller that maps methods elsewhere (a paired node) or
+// fails one on purpose (a test) compares with these.
+const (
+	MethodThreadStart       = "thread/start"
+	MethodThreadResume      = "thread/resume"
+	MethodThreadFork        = "thread/fork"
+	MethodThreadList        = "thread/list"
+	MethodThreadRead        = "thread/read"
+	MethodTurnsList         = "thread/turns/list"
+	MethodItemsList         = "thread/items/list"
+	MethodThreadArchive     = "thread/archive"
+	MethodThreadUnarchive   = "thread/unarchive"
+	MethodThreadUnsubscribe = "thread/unsubscribe"
+	MethodThreadInjectItems = "thread/inject_items"
+	MethodThreadLoadedList  = "thread/loaded/list"
+	MethodTurnStart         = "turn/start"
+	MethodTurnSteer         = "turn/steer"
+	MethodTurnInterrupt     = "turn/interrupt"
+	methodInitialize        = "initialize"
+	methodInitialized       = "initialized"
+)
+
+// Notification methods.
+const (
+	NoteThreadStarted       = "thread/started"
+	NoteThreadStatusChanged = "thread/status/changed"
+	NoteThreadClosed        = "thread/closed"
+	NoteThreadArchived      = "thread/archived"
+	NoteThreadUnarchived    = "thread/unarchived"
+	NoteThreadDeleted       = "thread/deleted"
+	NoteThreadNameUpdated   = "thread/name/updated"
+	NoteTurnStarted         = "turn/started"
+	NoteTurnCompleted       = "turn/completed"
+	NoteItemCompleted       = "item/completed"
+	NoteAgentMessageDelta   = "item/agentMessage/delta"
+	NoteItemStarted         = "item/started"
+)
+
+// Caller sends one request and decodes its result into out (which may be nil). *Client is
+// one; so is anything that answers these methods for an App Server reached another way.
+type Caller interface {
+	Call(ctx context.Context, method string, params, out any) error
+}
+
+// Calls are the typed calls of the App Server over a Caller. *Client embeds them over itself;
+// On gives them over any other Caller.
+type Calls struct{ c Caller }
+
+// On returns the typed calls over c.
+func On(c Caller) Calls { return Calls{c} }
 
 // ThreadStart creates a thread (not on disk until its first turn).
-func (c *Client) ThreadStart(ctx context.Context, p ThreadStartParams) (ThreadSessionResult, error) {
+func (m Calls) ThreadStart(ctx context.Context, p ThreadStartParams) (ThreadSessionResult, error) {
 	var r ThreadSessionResult
-	return r, c.Call(ctx, "thread/start", p, &r)
+	return r, m.c.Call(ctx, MethodThreadStart, p, &r)
 }
 
 // ThreadResume loads a stored thread into this process; needed before turn/start after a
 // restart or unload. Fails while another process holds the thread ("active writer").
-func (c *Client) ThreadResume(ctx context.Context, p ThreadResumeParams) (ThreadSessionResult, error) {
+func (m Calls) ThreadResume(ctx context.Context, p ThreadResumeParams) (ThreadSessionResult, error) {
 	var r ThreadSessionResult
-	return r, c.Call(ctx, "thread/resume", p, &r)
+	return r, m.c.Call(ctx, MethodThreadResume, p, &r)
 }
 
 // ThreadFork branches a thread.
-func (c *Client) ThreadFork(ctx context.Context, p ThreadForkParams) (ThreadSessionResult, error) {
+func (m Calls) ThreadFork(ctx context.Context, p ThreadForkParams) (ThreadSessionResult, error) {
 	var r ThreadSessionResult
-	return r, c.Call(ctx, "thread/fork", p, &r)
+	return r, m.c.Call(ctx, MethodThreadFork, p, &r)
 }
 
 // ThreadList pages stored threads (newest created first by default).
-func (c *Client) ThreadList(ctx context.Context, p ThreadListParams) (ThreadListResult, error) {
-	var r ThreadListResult
-	return r, c.Call(ctx, "thread/list", p, &r)
+func (m Calls) ThreadList(ctx context.Context, p ThreadListParams) (ThreadListResult, error) {
+	return ListThreadsAs[Thread](ctx, m.c, p)
 }
 
 // ThreadRead reads a thread's metadata without turns; it never loads or changes the thread.
-func (c *Client) ThreadRead(ctx context.Context, threadID string) (Thread, error) {
-	var r ThreadReadResult
-	err := c.Call(ctx, "thread/read", map[string]any{"threadId": threadID}, &r)
-	return r.Thread, err
+func (m Calls) ThreadRead(ctx context.Context, threadID string) (Thread, error) {
+	return ReadThreadAs[Thread](ctx, m.c, threadID)
 }
 
 // TurnsList pages a thread's turns, newest first unless SortDirection is "asc".
-func (c *Client) TurnsList(ctx context.Context, p TurnsListParams) (TurnsListResult, error) {
+func (m Calls) TurnsList(ctx context.Context, p TurnsListParams) (TurnsListResult, error) {
 	var r TurnsListResult
-	return r, c.Call(ctx, "thread/turns/list", p, &r)
+	return r, m.c.Call(ctx, MethodTurnsList, p, &r)
+}
+
+// TurnsListRaw is TurnsList with the page kept as the App Server sent it, for a caller that
+// passes it on (bounded) without reading it.
+func (m Calls) TurnsListRaw(ctx context.Context, p TurnsListParams) (json.RawMessage, error) {
+	var r json.RawMessage
+	return r, m.c.Call(ctx, MethodTurnsList, p, &r)
 }
 
 // ItemsList pages a thread's items.
-func (c *Client) ItemsList(ctx context.Context, p ItemsListParams) (ItemsListResult, error) {
+func (m Calls) ItemsList(ctx context.Context, p ItemsListParams) (ItemsListResult, error) {
 	var r ItemsListResult
-	return r, c.Call(ctx, "thread/items/list", p, &r)
+	return r, m.c.Call(ctx, MethodItemsList, p, &r)
 }
 
 // ThreadArchive moves a thread to the archive (and unloads it).
-func (c *Client) ThreadArchive(ctx context.Context, threadID string) error {
-	return c.Call(ctx, "thread/archive", map[string]any{"threadId": threadID}, nil)
+func (m Calls) ThreadArchive(ctx context.Context, threadID string) error {
+	return m.c.Call(ctx, MethodThreadArchive, threadIDParams{threadID}, nil)
 }
 
 // ThreadUnarchive restores an archived thread.
-func (c *Client) ThreadUnarchive(ctx context.Context, threadID string) (Thread, error) {
+func (m Calls) ThreadUnarchive(ctx context.Context, threadID string) (Thread, error) {
 	var r ThreadReadResult
-	err := c.Call(ctx, "thread/unarchive", map[string]any{"threadId": threadID}, &r)
+	err := m.c.Call(ctx, MethodThreadUnarchive, threadIDParams{threadID}, &r)
 	return r.Thread, err
 }
 
 // ThreadUnsubscribe stops this connection's notifications for a thread.
-func (c *Client) ThreadUnsubscribe(ctx context.Context, threadID string) (UnsubscribeResult, error) {
+func (m Calls) ThreadUnsubscribe(ctx context.Context, threadID string) (UnsubscribeResult, error) {
 	var r UnsubscribeResult
-	return r, c.Call(ctx, "thread/unsubscribe", map[string]any{"threadId": threadID}, &r)
+	return r, m.c.Call(ctx, MethodThreadUnsubscribe, threadIDParams{threadID}, &r)
 }
 
 // ThreadInjectItems appends raw Responses items to the model-visible history.
-func (c *Client) ThreadInjectItems(ctx context.Context, threadID string, items []ResponseItem) error {
-	return c.Call(ctx, "thread/inject_items", map[string]any{"threadId": threadID, "items": items}, nil)
+func (m Calls) ThreadInjectItems(ctx context.Context, threadID string, items []ResponseItem) error {
+	return m.c.Call(ctx, MethodThreadInjectItems, injectItemsParams{threadID, items}, nil)
 }
 
-// ThreadLoadedList lists the threads loaded in this App Server process.
-func (c *Client) ThreadLoadedList(ctx context.Context) (LoadedListResult, error) {
+// ThreadLoadedList lists the first page of the threads loaded in this App Server process.
+func (m Calls) ThreadLoadedList(ctx context.Context) (LoadedListResult, error) {
+	return m.ThreadLoadedPage(ctx, "")
+}
+
+// ThreadLoadedPage lists the loaded threads from cursor ("" for the first page).
+func (m Calls) ThreadLoadedPage(ctx context.Context, cursor string) (LoadedListResult, error) {
 	var r LoadedListResult
-	return r, c.Call(ctx, "thread/loaded/list", map[string]any{}, &r)
+	return r, m.c.Call(ctx, MethodThreadLoadedList, loadedListParams{cursor}, &r)
 }
 
 // TurnStart starts a turn. On a thread with an active turn the App Server steers that turn
 // instead and returns its id: callers that must not steer check the status first.
-func (c *Client) TurnStart(ctx context.Context, p TurnStartParams) (Turn, error) {
+func (m Calls) TurnStart(ctx context.Context, p TurnStartParams) (Turn, error) {
 	var r TurnResult
-	err := c.Call(ctx, "turn/start", p, &r)
+	err := m.c.Call(ctx, MethodTurnStart, p, &r)
 	return r.Turn, err
 }
 
-// TurnSteer adds input to the active turn.
-func (c *Client) TurnSteer(ctx context.Context, p TurnSteerParams) (string, error) {
+// TurnSteer adds input to the active turn and returns the id of the turn it steered.
+func (m Calls) TurnSteer(ctx context.Context, p TurnSteerParams) (string, error) {
 	var r TurnSteerResult
-	err := c.Call(ctx, "turn/steer", p, &r)
+	err := m.c.Call(ctx, MethodTurnSteer, p, &r)
 	return r.TurnID, err
 }
 
 // TurnInterrupt stops the active turn; it ends as "interrupted".
-func (c *Client) TurnInterrupt(ctx context.Context, threadID, turnID string) error {
-	return c.Call(ctx, "turn/interrupt", map[string]any{"threadId": threadID, "turnId": turnID}, nil)
+func (m Calls) TurnInterrupt(ctx context.Context, threadID, turnID string) error {
+	return m.c.Call(ctx, MethodTurnInterrupt, turnIDParams{threadID, turnID}, nil)
 }
+
+// ReadThreadAs is thread/read with the thread decoded as T: Thread, a narrower projection
+// (so that fields a caller never shows are never read), or json.RawMessage to keep it whole.
+func ReadThreadAs[T any](ctx context.Context, c Caller, threadID string) (T, error) {
+	var r struct {
+		Thread T `json:"thread"`
+	}
+	err := c.Call(ctx, MethodThreadRead, threadIDParams{threadID}, &r)
+	return r.Thread, err
+}
+
+// ListThreadsAs is one page of thread/list with each thread decoded as T (see ReadThreadAs).
+func ListThreadsAs[T any](ctx context.Context, c Caller, p ThreadListParams) (Page[T], error) {
+	var r Page[T]
+	return r, c.Call(ctx, MethodThreadList, p, &r)
+}
+
+// The parameter shapes of the calls that take only ids.
+type (
+	threadIDParams struct {
+		ThreadID string `json:"threadId"`
+	}
+	turnIDParams struct {
+		ThreadID string `json:"threadId"`
+		TurnID   string `json:"turnId"`
+	}
+	injectItemsParams struct {
+		ThreadID string         `json:"threadId"`
+		Items    []ResponseItem `json:"items"`
+	}
+	loadedListParams struct {
+		Cursor string `json:"cursor,omitempty"`
+	}
+)

@@ -247,25 +247,33 @@ type ThreadForkParams struct {
 	ThreadSource string `json:"threadSource,omitempty"`
 }
 
-// ThreadListParams for thread/list.
+// ThreadListParams for thread/list. Archived nil leaves it to the App Server, which lists
+// unarchived threads; AncestorThreadID (experimental) lists a thread's descendants.
 type ThreadListParams struct {
-	Cursor         string   `json:"cursor,omitempty"`
-	Limit          int      `json:"limit,omitempty"`
-	Archived       *bool    `json:"archived,omitempty"`
-	SourceKinds    []string `json:"sourceKinds,omitempty"`
-	ModelProviders []string `json:"modelProviders,omitempty"`
-	SortKey        string   `json:"sortKey,omitempty"`
-	SortDirection  string   `json:"sortDirection,omitempty"`
-	SearchTerm     string   `json:"searchTerm,omitempty"`
-	UseStateDBOnly bool     `json:"useStateDbOnly,omitempty"`
+	Cursor           string   `json:"cursor,omitempty"`
+	Limit            int      `json:"limit,omitempty"`
+	Archived         *bool    `json:"archived,omitempty"`
+	SourceKinds      []string `json:"sourceKinds,omitempty"`
+	ModelProviders   []string `json:"modelProviders,omitempty"`
+	SortKey          string   `json:"sortKey,omitempty"`
+	SortDirection    string   `json:"sortDirection,omitempty"`
+	SearchTerm       string   `json:"searchTerm,omitempty"`
+	UseStateDBOnly   bool     `json:"useStateDbOnly,omitempty"`
+	AncestorThreadID string   `json:"ancestorThreadId,omitempty"`
+}
+
+// Unarchived is Archived set to false, sent explicitly.
+func Unarchived() *bool { return new(bool) }
+
+// Page is one page of thread/list, each thread decoded as T (see ListThreadsAs).
+type Page[T any] struct {
+	Data            []T     `json:"data"`
+	NextCursor      *string `json:"nextCursor"`
+	BackwardsCursor *string `json:"backwardsCursor"`
 }
 
 // ThreadListResult is one page of thread/list.
-type ThreadListResult struct {
-	Data            []Thread `json:"data"`
-	NextCursor      *string  `json:"nextCursor"`
-	BackwardsCursor *string  `json:"backwardsCursor"`
-}
+type ThreadListResult = Page[Thread]
 
 // ThreadReadResult is the thread/read response.
 type ThreadReadResult struct {

@@ -18,14 +18,13 @@ const ConfirmFlag = "--confirm-no-other-runner"
 // default (interactive) filter would hide.
 var allSourceKinds = []string{"cli", "vscode", "exec", "appServer", "subAgent", "subAgentReview", "subAgentCompact", "subAgentThreadSpawn", "subAgentOther", "unknown"}
 
-// readThread is thread/read without turns, decoded only as far as archive needs.
-type readThread struct {
-	Thread struct {
-		ID        string                 `json:"id"`
-		Status    appserver.ThreadStatus `json:"status"`
-		Path      *string                `json:"path"`
-		Ephemeral bool                   `json:"ephemeral"`
-	} `json:"thread"`
+// archivedThread is a thread of thread/read without turns, decoded only as far as archive
+// needs.
+type archivedThread struct {
+	ID        string                 `json:"id"`
+	Status    appserver.ThreadStatus `json:"status"`
+	Path      *string                `json:"path"`
+	Ephemeral bool                   `json:"ephemeral"`
 }
 
 // Archive archives a stored or idle thread of a local host. The caller confirms that no
@@ -64,10 +63,10 @@ func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams) (api.
 		return api.CatalogArchiveResult{}, err
 	}
 
-	var rd readThread
-	if err := conn.Call(hctx, "thread/read", map[string]any{"threadId": string(id)}, &rd); err != nil {
+	th, err := appserver.ReadThreadAs[archivedThread](hctx, conn, string(id))
+	if err != nil {
 		switch {
-		case unknownThread(err):
+		case appserver.UnknownThread(err):
 			return api.CatalogArchiveResult{}, threadNotFound(id, h.spec.ID)
 		case isHostFailure(err):
 			return api.CatalogArchiveResult{}, c.hostFailed(ctx, h, err)
@@ -76,7 +75,6 @@ func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams) (api.
 		return api.CatalogArchiveResult{}, threadRefused("read the thread")
 	}
 	h.succeeded(c.opts.Now())
-	th := rd.Thread
 	switch {
 	case th.Ephemeral:
 		return api.CatalogArchiveResult{}, model.Errorf(model.CodeFailedPrecondition, "ephemeral threads are never stored, so there is nothing to archive", "thread %s is ephemeral", id)
@@ -85,7 +83,7 @@ func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams) (api.
 	case th.Status.Type == appserver.StatusActive:
 		return api.CatalogArchiveResult{}, model.Errorf(model.CodeFailedPrecondition, "wait until its turn ends; archive is not a way to interrupt", "thread %s is active", id).WithDetail("status", model.ThreadActive)
 	case th.Status.Type != appserver.StatusIdle && th.Status.Type != appserver.StatusNotLoaded:
-		return api.CatalogArchiveResult{}, model.Errorf(model.CodeFailedPrecondition, "only idle or stored (notLoaded) threads are archived", "thread %s is %s", id, sessionStatus(th.Status.Type)).WithDetail("status", sessionStatus(th.Status.Type))
+		return api.CatalogArchiveResult{}, withStatus(model.Errorf(model.CodeFailedPrecondition, "only idle or stored (notLoaded) threads are archived", "thread %s is %s", id, sessionStatus(th.Status.Type)), th.Status.Type)
 	}
 	if why := c.owner(h, conn, string(id)); why != "" {
 		return api.CatalogArchiveResult{}, model.Errorf(model.CodeFailedPrecondition, "wait until it is released, or close it there", "thread %s %s", id, why)
@@ -94,7 +92,7 @@ func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams) (api.
 		return api.CatalogArchiveResult{}, err
 	}
 
-	if err := conn.Call(hctx, "thread/archive", map[string]any{"threadId": string(id)}, nil); err != nil {
+	if err := appserver.On(conn).ThreadArchive(hctx, string(id)); err != nil {
 		if isHostFailure(err) {
 			// Codex may or may not have archived it; the row is re-read rather than guessed.
 			c.forgetIndex(h)
@@ -130,15 +128,15 @@ func (c *Catalog) checkDescendants(outer, ctx context.Context, h *host, conn Con
 	refuse := func(format string, args ...any) error {
 		return model.Errorf(model.CodeFailedPrecondition, "nothing was archived; retry, or archive it from Codex itself", format, args...)
 	}
-	seenCursor := map[string]bool{}
 	seenThread := map[string]bool{id: true}
-	cursor := ""
-	for page := 0; ; page++ {
-		if page >= c.opts.DescendantPages {
+	q := storedThreads("", NativePageSize)
+	q.AncestorThreadID, q.SourceKinds = id, allSourceKinds
+	pager := appserver.NewThreadPager[ListedThread](conn, q)
+	for {
+		if pager.Pages() >= c.opts.DescendantPages {
 			return refuse("thread %s has more descendants than can be checked (%d pages)", id, c.opts.DescendantPages)
 		}
-		var res listResult
-		err := conn.Call(ctx, "thread/list", listParams{Cursor: cursor, Limit: NativePageSize, UseStateDBOnly: true, AncestorThreadID: id, SourceKinds: allSourceKinds}, &res)
+		data, err := pager.Next(ctx)
 		if err != nil {
 			fmt.Fprintf(c.opts.Log, "catalog: host %s: descendants of %s: %v\n", h.spec.ID, id, err)
 			if isHostFailure(err) {
@@ -146,7 +144,7 @@ func (c *Catalog) checkDescendants(outer, ctx context.Context, h *host, conn Con
 			}
 			return refuse("the descendants of thread %s could not be listed", id)
 		}
-		for _, t := range res.Data {
+		for _, t := range data {
 			if t.ID == "" || seenThread[t.ID] {
 				return refuse("listing the descendants of thread %s repeated a thread", id)
 			}
@@ -158,14 +156,12 @@ func (c *Catalog) checkDescendants(outer, ctx context.Context, h *host, conn Con
 				return refuse("its descendant %s %s", t.ID, why)
 			}
 		}
-		if res.NextCursor == nil || *res.NextCursor == "" {
-			return nil
-		}
-		if len(res.Data) == 0 || seenCursor[*res.NextCursor] || *res.NextCursor == cursor {
+		if pager.Looped() {
 			return refuse("listing the descendants of thread %s looped", id)
 		}
-		seenCursor[*res.NextCursor] = true
-		cursor = *res.NextCursor
+		if pager.Done() {
+			return nil
+		}
 	}
 }
 

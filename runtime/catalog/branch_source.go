@@ -65,10 +65,10 @@ func (c *Catalog) ReadLocalSource(ctx context.Context, hostID string, id model.T
 	if err != nil {
 		return LocalSource{}, History{}, err
 	}
-	var rd appserver.ThreadReadResult
-	if err := conn.Call(hctx, "thread/read", map[string]any{"threadId": string(id)}, &rd); err != nil {
+	th, err := appserver.On(conn).ThreadRead(hctx, string(id))
+	if err != nil {
 		switch {
-		case unknownThread(err):
+		case appserver.UnknownThread(err):
 			return LocalSource{}, History{}, threadNotFound(id, h.spec.ID)
 		case isHostFailure(err):
 			return LocalSource{}, History{}, c.hostFailed(ctx, h, err)
@@ -77,7 +77,6 @@ func (c *Catalog) ReadLocalSource(ctx context.Context, hostID string, id model.T
 		return LocalSource{}, History{}, threadRefused("read the thread")
 	}
 	h.succeeded(c.opts.Now())
-	th := rd.Thread
 	src := LocalSource{Thread: th, Status: sessionStatus(th.Status.Type),
 		Archived: th.Path != nil && strings.Contains(*th.Path, "archived_sessions"),
 		Running:  h.spec.Running != nil && h.spec.Running(string(id))}
@@ -89,7 +88,7 @@ func (c *Catalog) ReadLocalSource(ctx context.Context, hostID string, id model.T
 		switch {
 		case errors.As(err, new(*model.Error)):
 			return LocalSource{}, History{}, err
-		case unknownThread(err):
+		case appserver.UnknownThread(err):
 			return LocalSource{}, History{}, threadNotFound(id, h.spec.ID)
 		case isHostFailure(err):
 			return LocalSource{}, History{}, c.hostFailed(ctx, h, err)
@@ -143,7 +142,7 @@ func (c *Catalog) ReadNodeSource(ctx context.Context, hostID string, id model.Th
 		return api.CatalogSession{}, History{}, err
 	}
 
-	res, err := c.turnsList(hctx, conn, turnsParams{ThreadID: string(id), Limit: nodeHistoryTurns, ItemsView: "summary", SortDirection: "desc"})
+	res, err := c.turnsList(hctx, conn, appserver.TurnsListParams{ThreadID: string(id), Limit: nodeHistoryTurns, ItemsView: "summary", SortDirection: "desc"})
 	var hist History
 	switch {
 	case err == nil:
@@ -155,9 +154,9 @@ func (c *Catalog) ReadNodeSource(ctx context.Context, hostID string, id model.Th
 		if res.NextCursor != nil && *res.NextCursor != "" {
 			hist.OlderOmitted = true
 		}
-	case rpcHas(err, "not materialized"):
+	case appserver.RPCHas(err, "not materialized"):
 		hist = BuildHistory(r.s.Title, nil)
-	case unknownThread(err):
+	case appserver.UnknownThread(err):
 		return api.CatalogSession{}, History{}, threadNotFound(id, h.spec.ID)
 	case isHostFailure(err):
 		return api.CatalogSession{}, History{}, c.hostFailed(ctx, h, err)

@@ -121,12 +121,8 @@ func loadedIDs(ctx context.Context, conn Conn) ([]string, error) {
 	var ids []string
 	cursor := ""
 	for range maxLoadedPages {
-		q := map[string]any{}
-		if cursor != "" {
-			q["cursor"] = cursor
-		}
-		var res appserver.LoadedListResult
-		if err := conn.Call(ctx, "thread/loaded/list", q, &res); err != nil {
+		res, err := appserver.On(conn).ThreadLoadedPage(ctx, cursor)
+		if err != nil {
 			return nil, err
 		}
 		ids = append(ids, res.Data...)
@@ -172,13 +168,7 @@ func boundRunes(s string, n int) string {
 
 // readRaw is thread/read (no turns) with the thread kept raw.
 func readRaw(ctx context.Context, conn Conn, id string) (json.RawMessage, error) {
-	var res struct {
-		Thread json.RawMessage `json:"thread"`
-	}
-	if err := conn.Call(ctx, "thread/read", map[string]any{"threadId": id}, &res); err != nil {
-		return nil, err
-	}
-	return res.Thread, nil
+	return appserver.ReadThreadAs[json.RawMessage](ctx, conn, id)
 }
 
 // CompatList lists each endpoint's loaded sessions and, with include, up to storedCap stored
@@ -248,19 +238,16 @@ func (c *Catalog) compatListHost(outer, hctx context.Context, h *host, include b
 // until limit rows. truncated is true when a further row exists, or may: the page bound
 // stopped the walk first.
 func (c *Catalog) compatStored(ctx context.Context, conn Conn, loaded map[string]bool, limit int, withPreview bool) (rows []api.CompatSession, truncated bool, err error) {
-	cursor := ""
 	// Loaded and non-interactive threads take room in pages without making rows.
 	maxPages := (limit+len(loaded))/NativePageSize + 10
-	for range maxPages {
-		var res struct {
-			Data       []json.RawMessage `json:"data"`
-			NextCursor *string           `json:"nextCursor"`
-		}
-		size := min(NativePageSize, limit-len(rows)+1+len(loaded))
-		if err := conn.Call(ctx, "thread/list", listParams{Cursor: cursor, Limit: size, UseStateDBOnly: true}, &res); err != nil {
+	pager := appserver.NewThreadPager[json.RawMessage](conn, storedThreads("", 0))
+	for !pager.Done() && pager.Pages() < maxPages {
+		pager.SetLimit(min(NativePageSize, limit-len(rows)+1+len(loaded)))
+		data, err := pager.Next(ctx)
+		if err != nil {
 			return nil, false, err
 		}
-		for _, raw := range res.Data {
+		for _, raw := range data {
 			var head struct {
 				ID string `json:"id"`
 			}
@@ -279,12 +266,8 @@ func (c *Catalog) compatStored(ctx context.Context, conn Conn, loaded map[string
 			}
 			rows = append(rows, s)
 		}
-		if res.NextCursor == nil || *res.NextCursor == "" || *res.NextCursor == cursor || len(res.Data) == 0 {
-			return rows, false, nil
-		}
-		cursor = *res.NextCursor
 	}
-	return rows, true, nil
+	return rows, !pager.Done(), nil
 }
 
 // compatThread reads one thread for a compat tool: only sessions the compat list can show.
@@ -292,7 +275,7 @@ func (c *Catalog) compatThread(outer, hctx context.Context, h *host, conn Conn, 
 	raw, err := readRaw(hctx, conn, string(id))
 	if err != nil {
 		switch {
-		case unknownThread(err):
+		case appserver.UnknownThread(err):
 			return api.CompatSession{}, model.Errorf(model.CodeThreadNotFound, compatListHint, "no Codex thread %s on endpoint %s", id, h.spec.ID)
 		case isHostFailure(err):
 			return api.CompatSession{}, c.hostFailed(outer, h, err)
@@ -368,7 +351,7 @@ func (c *Catalog) activeTurn(outer, hctx context.Context, h *host, conn Conn, id
 			"thread %s on endpoint %s is %s, not running a turn; compat tools never start or resume a thread", id, h.spec.ID, s.Status).
 			WithDetail("status", s.Status)
 	}
-	res, err := c.turnsList(hctx, conn, turnsParams{ThreadID: string(id), Limit: 1, ItemsView: "notLoaded", SortDirection: "desc"})
+	res, err := c.turnsList(hctx, conn, appserver.TurnsListParams{ThreadID: string(id), Limit: 1, ItemsView: "notLoaded", SortDirection: "desc"})
 	if err != nil {
 		if isHostFailure(err) {
 			return "", c.hostFailed(outer, h, err)
@@ -389,7 +372,7 @@ func (c *Catalog) activeTurn(outer, hctx context.Context, h *host, conn Conn, id
 
 // turnGone recognises the App Server's ways of saying the turn ended meanwhile.
 func turnGone(err error) bool {
-	return rpcHas(err, "no active turn") || rpcHas(err, "expected active turn id")
+	return appserver.RPCHas(err, "no active turn") || appserver.RPCHas(err, "expected active turn id")
 }
 
 // CompatSend steers the session's running turn with message. Mode start is refused by the
@@ -404,13 +387,12 @@ func (c *Catalog) CompatSend(ctx context.Context, p api.CompatSessionSendParams)
 	if err != nil {
 		return api.CompatSessionSendResult{}, err
 	}
-	var res appserver.TurnSteerResult
-	err = conn.Call(hctx, "turn/steer", appserver.TurnSteerParams{ThreadID: string(id), ExpectedTurnID: turn, Input: appserver.TextInput(p.Message)}, &res)
+	steered, err := appserver.On(conn).TurnSteer(hctx, appserver.TurnSteerParams{ThreadID: string(id), ExpectedTurnID: turn, Input: appserver.TextInput(p.Message)})
 	if err != nil {
 		return api.CompatSessionSendResult{}, c.turnCallErr(ctx, h, id, "steer", err)
 	}
-	if res.TurnID != "" {
-		turn = res.TurnID
+	if steered != "" {
+		turn = steered
 	}
 	return api.CompatSessionSendResult{Endpoint: h.spec.ID, Thread: string(id), TurnID: turn, Steered: true}, nil
 }
@@ -426,7 +408,7 @@ func (c *Catalog) CompatInterrupt(ctx context.Context, p api.CompatSessionInterr
 	if err != nil {
 		return api.CompatSessionInterruptResult{}, err
 	}
-	if err := conn.Call(hctx, "turn/interrupt", map[string]any{"threadId": string(id), "turnId": turn}, nil); err != nil {
+	if err := appserver.On(conn).TurnInterrupt(hctx, string(id), turn); err != nil {
 		return api.CompatSessionInterruptResult{}, c.turnCallErr(ctx, h, id, "interrupt", err)
 	}
 	return api.CompatSessionInterruptResult{Endpoint: h.spec.ID, Thread: string(id), TurnID: turn, Interrupted: true}, nil

@@ -3,7 +3,6 @@ package catalog
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/appserver"
@@ -41,33 +40,7 @@ func hostError(err error) *model.Error {
 }
 
 // isHostFailure tells failures of the App Server itself from its answers about one thread.
-func isHostFailure(err error) bool {
-	var rpc *appserver.RPCError
-	return !errors.As(err, &rpc)
-}
-
-func rpcMessage(err error) (string, bool) {
-	var rpc *appserver.RPCError
-	if errors.As(err, &rpc) {
-		return rpc.Message, true
-	}
-	return "", false
-}
-
-func rpcHas(err error, substr string) bool {
-	msg, ok := rpcMessage(err)
-	return ok && strings.Contains(msg, substr)
-}
-
-// unknownThread recognises the App Server's ways of saying a thread does not exist.
-func unknownThread(err error) bool {
-	for _, p := range []string{"thread not loaded", "thread not found", "invalid thread id", "no rollout found"} {
-		if rpcHas(err, p) {
-			return true
-		}
-	}
-	return false
-}
+func isHostFailure(err error) bool { return !appserver.IsRPC(err) }
 
 func threadNotFound(id model.ThreadID, hostID string) *model.Error {
 	return model.Errorf(model.CodeThreadNotFound, "check the id with `codexhost sessions`; pass --host for a thread of another host",

@@ -131,8 +131,8 @@ func (c *Catalog) readHistory(ctx context.Context, conn Conn, id model.ThreadID,
 	var b historyBuilder
 	cursor := ""
 	for page := 0; page < historyMaxPages; page++ {
-		res, err := c.turnsList(ctx, conn, turnsParams{ThreadID: string(id), Cursor: cursor, Limit: DefaultTurnsPerPage, ItemsView: "summary", SortDirection: "desc"})
-		if rpcHas(err, "not materialized") {
+		res, err := c.turnsList(ctx, conn, appserver.TurnsListParams{ThreadID: string(id), Cursor: cursor, Limit: DefaultTurnsPerPage, ItemsView: "summary", SortDirection: "desc"})
+		if appserver.RPCHas(err, "not materialized") {
 			return b.history(title), nil // no stored turn yet: nothing to carry
 		}
 		if err != nil {

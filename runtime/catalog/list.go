@@ -21,14 +21,10 @@ const sessionsCursorHint = "pass the nextCursor that an earlier `codexhost sessi
 // that default becomes. Atlas and ChatGPT arrive as custom sources.
 var interactiveSources = map[string]bool{"cli": true, "vscode": true, "atlas": true, "chatgpt": true}
 
-// listParams is thread/list as the catalog sends it.
-type listParams struct {
-	Cursor           string   `json:"cursor,omitempty"`
-	Limit            int      `json:"limit"`
-	Archived         bool     `json:"archived"`
-	UseStateDBOnly   bool     `json:"useStateDbOnly"`
-	AncestorThreadID string   `json:"ancestorThreadId,omitempty"`
-	SourceKinds      []string `json:"sourceKinds,omitempty"`
+// storedThreads is thread/list as the catalog sends it: the unarchived threads of the state
+// database (fast, and it reads no rollout files), from cursor, size at a time.
+func storedThreads(cursor string, size int) appserver.ThreadListParams {
+	return appserver.ThreadListParams{Cursor: cursor, Limit: size, Archived: appserver.Unarchived(), UseStateDBOnly: true}
 }
 
 // ListedThread is a thread of thread/list decoded only as far as the projection shows:
@@ -48,11 +44,6 @@ type ListedThread struct {
 	GitInfo       *struct {
 		Branch *string `json:"branch"`
 	} `json:"gitInfo"`
-}
-
-type listResult struct {
-	Data       []ListedThread `json:"data"`
-	NextCursor *string        `json:"nextCursor"`
 }
 
 // row is a projected session and the folded title search compares with.
@@ -456,21 +447,17 @@ func (c *Catalog) readAhead(h *host, renew time.Duration) {
 func fetchSegment(ctx context.Context, conn Conn, cursor string, size int, now func() time.Time) (*segment, error) {
 	// Stamped before the call: a change seen while it runs may not be in the answer.
 	started := now()
-	var res listResult
-	if err := conn.Call(ctx, "thread/list", listParams{Cursor: cursor, Limit: size, UseStateDBOnly: true}, &res); err != nil {
+	pager := appserver.NewThreadPager[ListedThread](conn, storedThreads(cursor, size))
+	data, err := pager.Next(ctx)
+	if err != nil {
 		return nil, err
 	}
-	s := &segment{rows: make([]row, 0, len(res.Data)), fetched: started}
-	for _, t := range res.Data {
+	s := &segment{rows: make([]row, 0, len(data)), fetched: started, next: pager.Cursor(), end: pager.Done()}
+	for _, t := range data {
 		if r, ok := project(t); ok {
 			r.at = started
 			s.rows = append(s.rows, r)
 		}
-	}
-	if res.NextCursor == nil || *res.NextCursor == "" || *res.NextCursor == cursor || len(res.Data) == 0 {
-		s.end = true
-	} else {
-		s.next = *res.NextCursor
 	}
 	return s, nil
 }
@@ -521,16 +508,22 @@ func sourceKind(raw json.RawMessage) string {
 	return ""
 }
 
+// sessionStatus reads a status the catalog does not know as notLoaded: it knows nothing of
+// the thread's state.
 func sessionStatus(t string) string {
-	switch t {
-	case appserver.StatusActive:
-		return model.ThreadActive
-	case appserver.StatusIdle:
-		return model.ThreadIdle
-	case appserver.StatusSystemError:
-		return model.ThreadSystemError
+	s, _ := appserver.ModelStatus(t, model.ThreadNotLoaded)
+	return s
+}
+
+// withStatus adds a thread's status to a refusal; a status the catalog does not know keeps
+// the App Server's own as the reason.
+func withStatus(e *model.Error, appStatus string) *model.Error {
+	s, known := appserver.ModelStatus(appStatus, model.ThreadNotLoaded)
+	e = e.WithDetail("status", s)
+	if !known {
+		e = e.WithDetail("appServerStatus", appStatus)
 	}
-	return model.ThreadNotLoaded
+	return e
 }
 
 // titleRunes bounds a title; names are user text of any length.
@@ -573,19 +566,19 @@ func (c *Catalog) observe(h *host, n note) {
 	}
 	now := c.opts.Now()
 	switch n.method {
-	case "thread/status/changed":
+	case appserver.NoteThreadStatusChanged:
 		h.setOverlay(now, ev.ThreadID, func(o *overlay) {
 			o.status, o.waiting = sessionStatus(ev.Status.Type), ev.Status.WaitingOnApproval()
 		})
-	case "thread/archived", "thread/deleted":
+	case appserver.NoteThreadArchived, appserver.NoteThreadDeleted:
 		h.setOverlay(now, ev.ThreadID, func(o *overlay) { o.archived = true })
-	case "thread/name/updated":
+	case appserver.NoteThreadNameUpdated:
 		title := ""
 		if ev.ThreadName != nil {
 			title = cleanTitle(*ev.ThreadName)
 		}
 		h.setOverlay(now, ev.ThreadID, func(o *overlay) { o.title = &title })
-	case "thread/unarchived":
+	case appserver.NoteThreadUnarchived:
 		// It returns among older pages; read them again rather than guess where.
 		h.omu.Lock()
 		h.live.reset = true

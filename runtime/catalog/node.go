@@ -195,17 +195,17 @@ type nodeConn struct{ n *NodeSource }
 
 func (c nodeConn) Call(ctx context.Context, method string, params, out any) error {
 	switch method {
-	case "thread/list":
-		var q listParams
+	case appserver.MethodThreadList:
+		var q appserver.ThreadListParams
 		if err := remarshal(params, &q); err != nil {
 			return err
 		}
-		if q.Archived || q.AncestorThreadID != "" || len(q.SourceKinds) > 0 {
+		if (q.Archived != nil && *q.Archived) || q.AncestorThreadID != "" || len(q.SourceKinds) > 0 {
 			return nodeRefused(c.n.name, method)
 		}
-		return c.n.Invoke(ctx, api.NodeCmdThreadsList, api.NodeThreadsListParams{Cursor: q.Cursor, Limit: q.Limit, SortDirection: sortDirection(params)}, out)
-	case "thread/turns/list":
-		var q turnsParams
+		return c.n.Invoke(ctx, api.NodeCmdThreadsList, api.NodeThreadsListParams{Cursor: q.Cursor, Limit: q.Limit, SortDirection: q.SortDirection}, out)
+	case appserver.MethodTurnsList:
+		var q appserver.TurnsListParams
 		if err := remarshal(params, &q); err != nil {
 			return err
 		}
@@ -222,15 +222,6 @@ func (c nodeConn) Pid() int { return 0 }
 func nodeRefused(name, method string) error {
 	return model.Errorf(model.CodeFailedPrecondition, "paired nodes offer listing, transcripts and continue only",
 		"%s is not available on paired node %s", method, name)
-}
-
-// sortDirection reads an optional sortDirection from thread/list params of any shape.
-func sortDirection(params any) string {
-	var q struct {
-		SortDirection string `json:"sortDirection"`
-	}
-	_ = remarshal(params, &q)
-	return q.SortDirection
 }
 
 func remarshal(in, out any) error {

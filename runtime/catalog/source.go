@@ -9,9 +9,10 @@ import (
 	"github.com/codexhost/codexhost/runtime/appserver"
 )
 
-// Conn is what the catalog needs of an App Server connection; *appserver.Client has it.
+// Conn is what the catalog needs of an App Server connection; *appserver.Client has it. Its
+// requests are the typed calls of appserver over it (appserver.On).
 type Conn interface {
-	Call(ctx context.Context, method string, params, out any) error
+	appserver.Caller
 	Info() appserver.InitializeResult
 	Pid() int
 }
@@ -154,7 +155,7 @@ func closedErr() error {
 // catalogNote selects the notifications the catalog follows.
 func catalogNote(method string) bool {
 	switch method {
-	case "thread/status/changed", "thread/archived", "thread/unarchived", "thread/name/updated", "thread/deleted":
+	case appserver.NoteThreadStatusChanged, appserver.NoteThreadArchived, appserver.NoteThreadUnarchived, appserver.NoteThreadNameUpdated, appserver.NoteThreadDeleted:
 		return true
 	}
 	return false

@@ -17,25 +17,7 @@ const (
 	dirNewer             = "newer"
 	// imagePlaceholder stands for an image input; its payload and path are never shown.
 	imagePlaceholder = "[Image attachment]"
-	// notReadyRetries ride out the moment after a thread's first turn started, when the App
-	// Server answers thread/turns/list with "not supported yet" while it creates the rollout.
-	notReadyRetries = 8
 )
-
-// turnsParams is thread/turns/list as the catalog sends it: always a bounded page.
-type turnsParams struct {
-	ThreadID      string `json:"threadId"`
-	Cursor        string `json:"cursor,omitempty"`
-	Limit         int    `json:"limit"`
-	ItemsView     string `json:"itemsView"`
-	SortDirection string `json:"sortDirection"`
-}
-
-type turnsResult struct {
-	Data            []appserver.Turn `json:"data"`
-	NextCursor      *string          `json:"nextCursor"`
-	BackwardsCursor *string          `json:"backwardsCursor"`
-}
 
 // Transcript returns one page of at most 20 turns of a thread, oldest first: the newest page
 // without a cursor, else the page the cursor leads to. Only user and assistant messages are
@@ -75,7 +57,7 @@ func (c *Catalog) Transcript(ctx context.Context, p api.CatalogTranscriptParams)
 	if pos.Anchor != "" {
 		limit++ // the App Server repeats the anchor turn first
 	}
-	q := turnsParams{ThreadID: string(id), Cursor: pos.Native, Limit: limit, ItemsView: "summary", SortDirection: "desc"}
+	q := appserver.TurnsListParams{ThreadID: string(id), Cursor: pos.Native, Limit: limit, ItemsView: "summary", SortDirection: "desc"}
 	if pos.Dir == dirNewer {
 		q.SortDirection = "asc"
 	}
@@ -83,12 +65,12 @@ func (c *Catalog) Transcript(ctx context.Context, p api.CatalogTranscriptParams)
 	switch {
 	case err == nil:
 		h.succeeded(c.opts.Now())
-	case rpcHas(err, "not materialized"):
+	case appserver.RPCHas(err, "not materialized"):
 		// A thread without a stored turn yet: an empty transcript.
 		return api.CatalogTranscriptResult{Host: h.spec.ID, Thread: string(id), Turns: []api.CatalogTurn{}}, nil
-	case rpcHas(err, "ephemeral"):
+	case appserver.RPCHas(err, "ephemeral"):
 		return api.CatalogTranscriptResult{}, model.Errorf(model.CodeFailedPrecondition, "ephemeral threads keep no history to page", "thread %s is ephemeral", id)
-	case unknownThread(err):
+	case appserver.UnknownThread(err):
 		return api.CatalogTranscriptResult{}, threadNotFound(id, h.spec.ID)
 	case isHostFailure(err):
 		return api.CatalogTranscriptResult{}, c.hostFailed(ctx, h, err)
@@ -144,21 +126,12 @@ func (c *Catalog) Transcript(ctx context.Context, p api.CatalogTranscriptParams)
 	return out, nil
 }
 
-func (c *Catalog) turnsList(ctx context.Context, conn Conn, q turnsParams) (turnsResult, error) {
-	delay := 5 * time.Millisecond
-	for i := 0; ; i++ {
-		var res turnsResult
-		err := conn.Call(ctx, "thread/turns/list", q, &res)
-		if err == nil || i == notReadyRetries || !rpcHas(err, "not supported yet") {
-			return res, err
-		}
-		select {
-		case <-ctx.Done():
-			return res, err
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, 100*time.Millisecond)
-	}
+// turnsList is thread/turns/list, always a bounded page, riding out the moment after a
+// thread's first turn started, when the App Server cannot list its turns yet.
+func (c *Catalog) turnsList(ctx context.Context, conn Conn, q appserver.TurnsListParams) (appserver.TurnsListResult, error) {
+	return appserver.RetryNotReady(ctx, appserver.NotReadyTurnsList, func() (appserver.TurnsListResult, error) {
+		return appserver.On(conn).TurnsList(ctx, q)
+	})
 }
 
 // itemBytes is the serialized size of the items of a page.

@@ -168,8 +168,9 @@ type Config struct {
 	Gateway   Gateway            `toml:"gateway,omitempty"`
 	Keys      map[string]any     `toml:"keys,omitempty"`
 
-	// Supervision is the policy of the agent-facing compat tools (supervision.go).
-	Supervision Supervision `toml:"supervision,omitempty"`
+	// CompatTools is the policy of the agent-facing compat tools (compattools.go). Its table
+	// keeps the name [supervision] that config files already use.
+	CompatTools CompatTools `toml:"supervision,omitempty"`
 
 	// Handoff is the policy of handoffs and their tasks (handoff.go).
 	Handoff Handoff `toml:"handoff,omitempty"`
@@ -245,7 +246,7 @@ func (c *Config) Validate() error {
 	if err := c.validateNodes(); err != nil {
 		return err
 	}
-	if err := c.validateSupervision(); err != nil {
+	if err := c.validateCompatTools(); err != nil {
 		return err
 	}
 	if err := c.validateHandoff(); err != nil {

@@ -146,7 +146,7 @@ func migrate(text, path string) (*Config, []MigrationChange, bool, error) {
 				return nil, nil, true, model.Errorf(model.CodeInvalidArgument, "correct it in "+path+", then run `"+FixCommand+"` again", "config: %s", model.AsError(err).Message)
 			}
 		}
-		sup := &cfg.Supervision
+		sup := &cfg.CompatTools
 		for _, k := range []struct {
 			key   string
 			old   any

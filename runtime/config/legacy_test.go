@@ -28,7 +28,7 @@ func TestS003_22_LegacySupervisorMigratesToTheCanonicalShape(t *testing.T) {
 		name    string
 		body    string
 		homes   []string
-		want    Supervision
+		want    CompatTools
 		actions map[string]string
 	}{
 		{
@@ -42,7 +42,7 @@ allowWriteControls = true
 max_stored_sessions = 300
 `,
 			homes: []string{"/codex/a", "/codex/b"},
-			want:  Supervision{Enabled: true, AllowRawTranscripts: true, AllowWriteControls: true, MaxStoredSessions: 300},
+			want:  CompatTools{Enabled: true, AllowRawTranscripts: true, AllowWriteControls: true, MaxStoredSessions: 300},
 			actions: map[string]string{
 				"supervisor.endpoints": MigrationMerged, "supervisor.enabled": MigrationMoved, "supervisor.allowRawTranscripts": MigrationMoved,
 				"supervisor.allowWriteControls": MigrationMoved, "supervisor.max_stored_sessions": MigrationMoved,
@@ -65,7 +65,7 @@ allowWriteControls = true
 max_stored_sessions = 900
 `,
 			homes: []string{"/codex/a", "/codex/c"},
-			want:  Supervision{Enabled: true, AllowRawTranscripts: true, AllowWriteControls: false, MaxStoredSessions: 50},
+			want:  CompatTools{Enabled: true, AllowRawTranscripts: true, AllowWriteControls: false, MaxStoredSessions: 50},
 			actions: map[string]string{
 				"supervisor.endpoints": MigrationMerged, "supervisor.enabled": MigrationSame, "supervisor.allowRawTranscripts": MigrationMoved,
 				"supervisor.allowWriteControls": MigrationKept, "supervisor.max_stored_sessions": MigrationKept,
@@ -120,8 +120,8 @@ enabled = false
 			if err != nil {
 				t.Fatalf("the migrated file does not load: %v", err)
 			}
-			if !slices.Equal(cfg.Catalog.CodexHomes, tc.homes) || cfg.Supervision != tc.want {
-				t.Fatalf("migrated %+v %+v, want %v %+v", cfg.Catalog.CodexHomes, cfg.Supervision, tc.homes, tc.want)
+			if !slices.Equal(cfg.Catalog.CodexHomes, tc.homes) || cfg.CompatTools != tc.want {
+				t.Fatalf("migrated %+v %+v, want %v %+v", cfg.Catalog.CodexHomes, cfg.CompatTools, tc.homes, tc.want)
 			}
 			raw, _ := os.ReadFile(filepath.Join(home, FileName))
 			if strings.Contains(string(raw), "[supervisor]") {
@@ -172,7 +172,7 @@ func TestS003_22_MigrationIsIdempotentAndWritesMode0600(t *testing.T) {
 		t.Fatalf("the second migration rewrote the file:\n%s\n---\n%s", first, second)
 	}
 	cfg, err := Load(home)
-	if err != nil || !cfg.Supervision.Enabled || !slices.Equal(cfg.Catalog.CodexHomes, []string{"/codex/a"}) {
+	if err != nil || !cfg.CompatTools.Enabled || !slices.Equal(cfg.Catalog.CodexHomes, []string{"/codex/a"}) {
 		t.Fatalf("%+v %v", cfg, err)
 	}
 	// No file at all is nothing to migrate, and nothing is created.
@@ -225,13 +225,13 @@ func TestS003_22_InvalidLegacyValuesStopTheMigration(t *testing.T) {
 
 // Scenario: S003-23 — max_stored_sessions defaults to 200 and accepts 1 to 1000 in config.toml.
 func TestS003_23_SupervisionStoredCapBounds(t *testing.T) {
-	if got := (Supervision{}).StoredCap(); got != DefaultMaxStoredSessions {
+	if got := (CompatTools{}).StoredCap(); got != DefaultMaxStoredSessions {
 		t.Fatalf("default cap %d", got)
 	}
 	for _, n := range []int{1, 1000} {
 		home := t.TempDir()
 		write(t, home, "[supervision]\nmax_stored_sessions = "+strconv.Itoa(n)+"\n")
-		if c, err := Load(home); err != nil || c.Supervision.StoredCap() != n {
+		if c, err := Load(home); err != nil || c.CompatTools.StoredCap() != n {
 			t.Fatalf("cap %d: %+v %v", n, c, err)
 		}
 	}

@@ -179,7 +179,7 @@ func nativeClosedErr() error {
 // nativeTracked selects the notifications that carry thread and turn status.
 func nativeTracked(method string) bool {
 	switch method {
-	case "thread/status/changed", "turn/started", "turn/completed", "thread/started", "thread/closed", "item/completed":
+	case appserver.NoteThreadStatusChanged, appserver.NoteTurnStarted, appserver.NoteTurnCompleted, appserver.NoteThreadStarted, appserver.NoteThreadClosed, appserver.NoteItemCompleted:
 		return true
 	}
 	return false
@@ -254,25 +254,25 @@ func (n *Native) apply(conn *nativeConn, note appserver.Notification) {
 		return
 	}
 	switch note.Method {
-	case "thread/status/changed":
+	case appserver.NoteThreadStatusChanged:
 		var ev appserver.ThreadStatusChanged
 		if json.Unmarshal(note.Params, &ev) != nil || ev.ThreadID == "" {
 			return
 		}
 		n.applyStatus(model.ThreadID(ev.ThreadID), ev.Status)
-	case "turn/started":
+	case appserver.NoteTurnStarted:
 		var ev appserver.TurnEvent
 		if json.Unmarshal(note.Params, &ev) != nil || ev.ThreadID == "" {
 			return
 		}
 		n.turnStartedLocked(model.ThreadID(ev.ThreadID), ev.Turn.ID)
-	case "turn/completed":
+	case appserver.NoteTurnCompleted:
 		var ev appserver.TurnEvent
 		if json.Unmarshal(note.Params, &ev) != nil || ev.ThreadID == "" {
 			return
 		}
 		n.turnEndedLocked(model.ThreadID(ev.ThreadID), ev.Turn)
-	case "thread/started":
+	case appserver.NoteThreadStarted:
 		var ev struct {
 			Thread appserver.Thread `json:"thread"`
 		}
@@ -283,7 +283,7 @@ func (n *Native) apply(conn *nativeConn, note appserver.Notification) {
 		if n.threads[id] == nil {
 			n.threads[id] = &nativeThread{status: nativeStatus(ev.Thread.Status.Type)}
 		}
-	case "item/completed":
+	case appserver.NoteItemCompleted:
 		var ev appserver.ItemEvent
 		if json.Unmarshal(note.Params, &ev) != nil || ev.ThreadID == "" {
 			return
@@ -295,7 +295,7 @@ func (n *Native) apply(conn *nativeConn, note appserver.Notification) {
 		if t := n.threads[id]; t != nil && t.turnID != "" {
 			n.emitLocked(Event{Thread: id, Status: t.status, TurnID: t.turnID, Progress: true})
 		}
-	case "thread/closed":
+	case appserver.NoteThreadClosed:
 		var ev appserver.ThreadIDEvent
 		if json.Unmarshal(note.Params, &ev) == nil && ev.ThreadID != "" {
 			n.unloadLocked(model.ThreadID(ev.ThreadID))
@@ -389,16 +389,11 @@ func (n *Native) turnEndedLocked(id model.ThreadID, turn appserver.Turn) {
 	n.emitLocked(Event{Thread: id, Status: status, TurnID: turn.ID, TurnStatus: turn.Status})
 }
 
+// nativeStatus reads a status the harness does not know as idle: the App Server reported the
+// thread, and a thread it does not run is idle there.
 func nativeStatus(appStatus string) string {
-	switch appStatus {
-	case appserver.StatusActive:
-		return model.ThreadActive
-	case appserver.StatusSystemError:
-		return model.ThreadSystemError
-	case appserver.StatusNotLoaded:
-		return model.ThreadNotLoaded
-	}
-	return model.ThreadIdle
+	s, _ := appserver.ModelStatus(appStatus, model.ThreadIdle)
+	return s
 }
 
 func (n *Native) emitLocked(e Event) {
@@ -534,7 +529,7 @@ func (n *Native) send(ctx context.Context, id model.ThreadID, text string, sandb
 		resumed = true
 	}
 	turn, err := c.TurnStart(ctx, appserver.TurnStartParams{ThreadID: string(id), Input: appserver.TextInput(text), SandboxPolicy: sandboxPolicy})
-	if err != nil && !resumed && nativeRPCHas(err, "thread not found") {
+	if err != nil && !resumed && appserver.RPCHas(err, "thread not found") {
 		// Unloaded between thread/read and turn/start.
 		if err := n.resume(ctx, c, id, th); err != nil {
 			return "", false, err
@@ -561,7 +556,7 @@ func (n *Native) resume(ctx context.Context, c *appserver.Client, id model.Threa
 	switch {
 	case err == nil:
 		return nil
-	case nativeRPCHas(err, "active writer"):
+	case appserver.RPCHas(err, "active writer"):
 		return model.Errorf(model.CodeFailedPrecondition, "finish or close the thread in that Codex process, then send again",
 			"thread %s is open in another Codex process, which holds it for writing", id)
 	case th.Path != nil && strings.Contains(*th.Path, "archived_sessions"):
@@ -585,7 +580,7 @@ func (n *Native) Cancel(ctx context.Context, id model.ThreadID) (string, error) 
 		}
 	}
 	err = c.TurnInterrupt(ctx, string(id), turnID)
-	if msg, ok := nativeRPCMessage(err); ok {
+	if msg, ok := appserver.RPCMessage(err); ok {
 		// "expected active turn id X but found Y": our view lagged; interrupt what runs.
 		if _, found, ok := strings.Cut(msg, " but found "); ok {
 			turnID = strings.Trim(strings.TrimSpace(found), "`")
@@ -595,7 +590,7 @@ func (n *Native) Cancel(ctx context.Context, id model.ThreadID) (string, error) 
 	// turn/start answers before the App Server counts the turn as active, so an interrupt
 	// right after a send can find "no active turn": while we still follow that turn, give it
 	// a moment to start and try again.
-	for delay := 10 * time.Millisecond; nativeRPCHas(err, "no active turn") && delay <= 640*time.Millisecond; delay *= 2 {
+	for delay := 10 * time.Millisecond; appserver.RPCHas(err, "no active turn") && delay <= 640*time.Millisecond; delay *= 2 {
 		if now, _ := n.tracked(c, id); now.turnID != turnID {
 			break
 		}
@@ -606,7 +601,7 @@ func (n *Native) Cancel(ctx context.Context, id model.ThreadID) (string, error) 
 		}
 		err = c.TurnInterrupt(ctx, string(id), turnID)
 	}
-	if nativeRPCHas(err, "no active turn") {
+	if appserver.RPCHas(err, "no active turn") {
 		return "", nativeNothingToCancel(id)
 	}
 	if err != nil {
@@ -690,30 +685,6 @@ func (n *Native) Close() error {
 	return err
 }
 
-func nativeRPCMessage(err error) (string, bool) {
-	var rpc *appserver.RPCError
-	if errors.As(err, &rpc) {
-		return rpc.Message, true
-	}
-	return "", false
-}
-
-func nativeRPCHas(err error, substr string) bool {
-	msg, ok := nativeRPCMessage(err)
-	return ok && strings.Contains(msg, substr)
-}
-
-// nativeUnknownThread recognizes the App Server's ways of saying a thread does not exist:
-// thread/read and thread/turns/list answer "thread not loaded" for an unknown id.
-func nativeUnknownThread(msg string) bool {
-	for _, p := range []string{"thread not loaded", "thread not found", "invalid thread id", "no rollout found"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // nativeMapErr turns App Server failures into the error codes of the CLI contract.
 func nativeMapErr(err error, id model.ThreadID) error {
 	if err == nil {
@@ -732,8 +703,8 @@ func nativeMapErr(err error, id model.ThreadID) error {
 	case errors.Is(err, context.Canceled):
 		return err
 	}
-	if msg, ok := nativeRPCMessage(err); ok {
-		if id != "" && nativeUnknownThread(msg) {
+	if appserver.IsRPC(err) {
+		if id != "" && appserver.UnknownThread(err) {
 			return model.Errorf(model.CodeThreadNotFound, "check the id with `codexhost thread list`", "no Codex thread %s", id)
 		}
 		return model.Errorf(model.CodeInternal, "see the App Server log; run `codexhost doctor` if it persists", "%v", err)

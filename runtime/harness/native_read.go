@@ -103,44 +103,19 @@ func NativeThreadInfo(th appserver.Thread) model.ThreadInfo {
 	return info
 }
 
-func nativeNotMaterialized(err error) bool { return nativeRPCHas(err, "not materialized") }
+func nativeNotMaterialized(err error) bool { return appserver.RPCHas(err, "not materialized") }
 
-// nativeTurnsListRetries bound the wait for a thread whose first turn was just started:
-// for about 10 ms after that turn/start, Codex answers thread/turns/list with "list_turns is
-// not supported yet" (code -32601) instead of the turn, while it creates the rollout.
-const (
-	nativeTurnsListRetries = 8
-	nativeTurnsListBackoff = 5 * time.Millisecond
-)
-
-// nativeTurnsList is thread/turns/list that rides out that window; the error of a thread for
-// which it lasts is returned unchanged.
+// nativeTurnsList is thread/turns/list that rides out the moment after a thread's first
+// turn started, when Codex cannot list its turns yet; the error of a thread for which it
+// lasts is returned unchanged.
 func nativeTurnsList(ctx context.Context, c *appserver.Client, p appserver.TurnsListParams) (appserver.TurnsListResult, error) {
-	return nativeRetryFresh(ctx, "list_turns is not supported yet", func() (appserver.TurnsListResult, error) { return c.TurnsList(ctx, p) })
+	return appserver.RetryNotReady(ctx, appserver.NotReadyTurnsList, func() (appserver.TurnsListResult, error) { return c.TurnsList(ctx, p) })
 }
 
-// nativeThreadRead is thread/read that rides out the same window seen from thread/read: the
-// rollout file exists but is still empty ("rollout at … is empty").
+// nativeThreadRead is thread/read that rides out the same moment seen from thread/read: the
+// rollout file exists but is still empty.
 func nativeThreadRead(ctx context.Context, c *appserver.Client, id model.ThreadID) (appserver.Thread, error) {
-	return nativeRetryFresh(ctx, "is empty", func() (appserver.Thread, error) { return c.ThreadRead(ctx, string(id)) })
-}
-
-// nativeRetryFresh retries call with backoff while it fails with the transient message of a
-// thread whose first turn was just started.
-func nativeRetryFresh[T any](ctx context.Context, transient string, call func() (T, error)) (T, error) {
-	delay := nativeTurnsListBackoff
-	for i := 0; ; i++ {
-		res, err := call()
-		if err == nil || i == nativeTurnsListRetries || !nativeRPCHas(err, transient) {
-			return res, err
-		}
-		select {
-		case <-ctx.Done():
-			return res, err
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, 100*time.Millisecond)
-	}
+	return appserver.RetryNotReady(ctx, appserver.NotReadyRead, func() (appserver.Thread, error) { return c.ThreadRead(ctx, string(id)) })
 }
 
 // nativeDangling reports a turn that another process reads as interrupted only because it
@@ -302,7 +277,7 @@ func (n *Native) readMessages(ctx context.Context, c *appserver.Client, id model
 			break
 		}
 		if err != nil {
-			if _, rpc := nativeRPCMessage(err); rpc && pos.C != "" && !nativeUnknownThreadErr(err) {
+			if appserver.IsRPC(err) && pos.C != "" && !appserver.UnknownThread(err) {
 				return nil, "", model.Errorf(model.CodeInvalidArgument, nativeCursorHint, "the cursor no longer matches the thread: %v", err)
 			}
 			return nil, "", nativeMapErr(err, id)
@@ -346,11 +321,6 @@ func (n *Native) readMessages(ctx context.Context, c *appserver.Client, id model
 		return nil, "", model.Errorf(model.CodeInvalidArgument, nativeCursorHint, "the cursor no longer matches the thread's history")
 	}
 	return collect(), "", nil
-}
-
-func nativeUnknownThreadErr(err error) bool {
-	msg, ok := nativeRPCMessage(err)
-	return ok && nativeUnknownThread(msg)
 }
 
 // nativeOtherWriter reports whether a process other than our App Server (ownPid) holds the

@@ -5,6 +5,7 @@
 package nodeserve
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -143,17 +144,12 @@ func (h *Server) threadsList(ctx context.Context, p api.NodeThreadsListParams) (
 	if err != nil {
 		return nil, nodeError(err)
 	}
-	q := map[string]any{"limit": p.Limit, "archived": false, "useStateDbOnly": true}
-	if p.Cursor != "" {
-		q["cursor"] = p.Cursor
-	}
-	if p.SortDirection != "" {
-		q["sortDirection"] = p.SortDirection
-	}
-	var page nodeThreadsPage
-	if err := c.Call(ctx, "thread/list", q, &page); err != nil {
+	q := appserver.ThreadListParams{Cursor: p.Cursor, Limit: p.Limit, Archived: appserver.Unarchived(), UseStateDBOnly: true, SortDirection: p.SortDirection}
+	listed, err := appserver.ListThreadsAs[catalog.ListedThread](ctx, c, q)
+	if err != nil {
 		return nil, nodeError(err)
 	}
+	page := nodeThreadsPage{Data: listed.Data, NextCursor: listed.NextCursor}
 	if page.Data == nil {
 		page.Data = []catalog.ListedThread{}
 	}
@@ -167,22 +163,13 @@ func (h *Server) turnsList(ctx context.Context, p api.NodeTurnsListParams) (any,
 	if p.Limit < 1 || p.Limit > nodeTurnsMax {
 		return nil, model.Errorf(model.CodeInvalidArgument, "give a limit from 1 to 50", "invalid limit %d", p.Limit)
 	}
-	q := map[string]any{"threadId": p.ThreadID, "limit": p.Limit, "itemsView": "summary", "sortDirection": "desc"}
-	if p.ItemsView != "" {
-		q["itemsView"] = p.ItemsView
-	}
-	if p.SortDirection != "" {
-		q["sortDirection"] = p.SortDirection
-	}
-	if p.Cursor != "" {
-		q["cursor"] = p.Cursor
-	}
+	q := appserver.TurnsListParams{ThreadID: p.ThreadID, Cursor: p.Cursor, Limit: p.Limit, ItemsView: cmp.Or(p.ItemsView, "summary"), SortDirection: cmp.Or(p.SortDirection, "desc")}
 	c, err := h.opts.Native.Client(ctx)
 	if err != nil {
 		return nil, nodeError(err)
 	}
-	var raw json.RawMessage
-	if err := c.Call(ctx, "thread/turns/list", q, &raw); err != nil {
+	raw, err := c.TurnsListRaw(ctx, q)
+	if err != nil {
 		return nil, nodeError(err)
 	}
 	// The page crosses the wire only when it is bounded; the gateway checks again.
@@ -213,11 +200,10 @@ func (h *Server) sessionResume(ctx context.Context, p api.NodeSessionResumeParam
 		return nil, nodeError(err)
 	}
 	// Only an unarchived, interactive thread that is not running here is resumed.
-	var rd appserver.ThreadReadResult
-	if err := c.Call(ctx, "thread/read", map[string]any{"threadId": string(id)}, &rd); err != nil {
+	th, err := c.ThreadRead(ctx, string(id))
+	if err != nil {
 		return nil, nodeError(err)
 	}
-	th := rd.Thread
 	switch {
 	case th.Path != nil && strings.Contains(*th.Path, "archived_sessions"):
 		return nil, model.Errorf(model.CodeFailedPrecondition, "unarchive it on the node first", "thread %s is archived", id)

@@ -8,6 +8,7 @@ package supervise
 import (
 	"context"
 	"errors"
+	"github.com/codexhost/codexhost/internal/keylock"
 	"io"
 	"os"
 	"sync"
@@ -29,7 +30,7 @@ type Branches struct {
 	dir  string
 	now  func() time.Time
 	log  io.Writer
-	lock keyedLocks // host/source: continue and archive of one source in turn
+	lock keylock.Locks // host/source: continue and archive of one source in turn
 
 	mu sync.Mutex
 	// initialising counts the first sends creating a source's canonical thread right now.
@@ -237,39 +238,4 @@ func (b *Branches) CanonicalOwner(id string) string {
 		return "cannot be checked for a supervised binding"
 	}
 	return ""
-}
-
-// keyedLocks serialises work per key without one global lock.
-type keyedLocks struct {
-	mu    sync.Mutex
-	locks map[string]*keyedLock
-}
-
-type keyedLock struct {
-	mu   sync.Mutex
-	refs int
-}
-
-// Lock takes the key's lock and returns its release.
-func (k *keyedLocks) Lock(key string) func() {
-	k.mu.Lock()
-	if k.locks == nil {
-		k.locks = map[string]*keyedLock{}
-	}
-	l := k.locks[key]
-	if l == nil {
-		l = &keyedLock{}
-		k.locks[key] = l
-	}
-	l.refs++
-	k.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
-		k.mu.Lock()
-		if l.refs--; l.refs == 0 {
-			delete(k.locks, key)
-		}
-		k.mu.Unlock()
-	}
 }

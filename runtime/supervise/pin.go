@@ -62,8 +62,8 @@ func (b *Branches) Pin(ctx context.Context, conn Conn, sup model.Supervision) (m
 		return sup, err
 	}
 
-	var fork appserver.ThreadSessionResult
-	err = conn.Call(ctx, "thread/fork", appserver.ThreadForkParams{ThreadID: string(sup.Source), Ephemeral: true, ExcludeTurns: true}, &fork)
+	calls := appserver.On(conn)
+	fork, err := calls.ThreadFork(ctx, appserver.ThreadForkParams{ThreadID: string(sup.Source), Ephemeral: true, ExcludeTurns: true})
 	if err != nil {
 		if e := lost(err); e != nil {
 			return sup, e
@@ -74,8 +74,8 @@ func (b *Branches) Pin(ctx context.Context, conn Conn, sup model.Supervision) (m
 	if probe == "" || fork.Model == "" || fork.ModelProvider == "" {
 		return sup, retry("pinning source thread %s returned no thread or no model", sup.Source)
 	}
-	var unsub appserver.UnsubscribeResult
-	if err := conn.Call(ctx, "thread/unsubscribe", map[string]any{"threadId": probe}, &unsub); err != nil {
+	unsub, err := calls.ThreadUnsubscribe(ctx, probe)
+	if err != nil {
 		if e := lost(err); e != nil {
 			return sup, e
 		}
@@ -95,8 +95,7 @@ func (b *Branches) Pin(ctx context.Context, conn Conn, sup model.Supervision) (m
 	if cwd == "" {
 		cwd = sup.Cwd
 	}
-	var start appserver.ThreadSessionResult
-	err = conn.Call(ctx, "thread/start", appserver.ThreadStartParams{Cwd: cwd, Model: fork.Model, ModelProvider: fork.ModelProvider, ThreadSource: "appServer"}, &start)
+	start, err := calls.ThreadStart(ctx, appserver.ThreadStartParams{Cwd: cwd, Model: fork.Model, ModelProvider: fork.ModelProvider, ThreadSource: "appServer"})
 	if err != nil {
 		if e := lost(err); e != nil {
 			return sup, e
@@ -117,7 +116,7 @@ func (b *Branches) Pin(ctx context.Context, conn Conn, sup model.Supervision) (m
 				items = append(items, appserver.UserMessageItem(m.Text))
 			}
 		}
-		if err := conn.Call(ctx, "thread/inject_items", map[string]any{"threadId": canonical, "items": items}, nil); err != nil {
+		if err := calls.ThreadInjectItems(ctx, canonical, items); err != nil {
 			if e := lost(err); e != nil {
 				return sup, e
 			}

@@ -3,6 +3,7 @@ package supervise
 import (
 	"context"
 	"fmt"
+	"github.com/codexhost/codexhost/internal/keylock"
 	"io"
 	"path/filepath"
 	"sync"
@@ -56,7 +57,7 @@ type Deps struct {
 // routing table from the start) and runs once Start gave it its dependencies.
 type Service struct {
 	opts       Options
-	firstSends keyedLocks // one first send of a pending branch at a time
+	firstSends keylock.Locks // one first send of a pending branch at a time
 
 	// Set by Start, before any request reaches the Service.
 	deps     Deps

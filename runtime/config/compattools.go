@@ -6,12 +6,12 @@ import (
 	"github.com/codexhost/codexhost/model"
 )
 
-// Supervision is the policy of the agent-facing compat tools (`codexhost compat …`) for the
+// CompatTools is the policy of the agent-facing compat tools (`codexhost compat …`) for the
 // processes the host starts, which authenticate with the runtime token. External clients
 // bring their own flags and scopes instead (Client, Grant). Everything is off by default:
 // the tools are refused until Enabled is set, transcripts need AllowRawTranscripts, and
 // steering or interrupting a running turn needs AllowWriteControls.
-type Supervision struct {
+type CompatTools struct {
 	Enabled             bool `toml:"enabled,omitempty"`
 	AllowRawTranscripts bool `toml:"allowRawTranscripts,omitempty"`
 	AllowWriteControls  bool `toml:"allowWriteControls,omitempty"`
@@ -27,7 +27,7 @@ const (
 )
 
 // StoredCap is the configured cap of stored rows per endpoint, or the default.
-func (s Supervision) StoredCap() int {
+func (s CompatTools) StoredCap() int {
 	if s.MaxStoredSessions > 0 {
 		return s.MaxStoredSessions
 	}
@@ -43,8 +43,8 @@ func CheckStoredCap(key string, n int) error {
 	return nil
 }
 
-func (c *Config) validateSupervision() error {
-	if n := c.Supervision.MaxStoredSessions; n != 0 {
+func (c *Config) validateCompatTools() error {
+	if n := c.CompatTools.MaxStoredSessions; n != 0 {
 		if err := CheckStoredCap("supervision.max_stored_sessions", n); err != nil {
 			return model.Errorf(model.CodeInvalidArgument, "set supervision.max_stored_sessions from 1 to 1000 in config.toml, or remove it for the default of 200", "config: %s", model.AsError(err).Message)
 		}

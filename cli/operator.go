@@ -1,0 +1,356 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/internal/secretfile"
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/harness"
+)
+
+// Operator connection, shared by the operator commands (sessions, transcript, archive,
+// hosts). These are for the person at the keyboard: without a client token they use the
+// home's own `local` client, and when no runtime holds the home they start one for the
+// command. Agent-facing commands never do either, and neither do these inside a harness
+// process, where the host's connection parameters decide who is calling.
+
+// localClient is the name of the home's own operator client.
+const localClient = config.OperatorClient
+
+// operatorTokenFile holds the local client's token inside the home (0600).
+const operatorTokenFile = "operator.token"
+
+type operatorCommand struct {
+	clientToken string
+	endpoint    string
+	asJSON      bool
+	// timeoutMs bounds the whole command (--timeout); its value before register is the
+	// command's default. Zero waits as long as the call takes.
+	timeoutMs int
+}
+
+func (o *operatorCommand) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
+	f.StringVar(&o.clientToken, "client-token", "", "client token of a runtime's external listener (or "+envClientToken+"; default: the home's local operator client)")
+	f.StringVar(&o.endpoint, "endpoint", "", "runtime endpoint for --client-token (or "+envEndpoint+"; default: the home's socket)")
+	if o.timeoutMs > 0 {
+		f.IntVar(&o.timeoutMs, "timeout", o.timeoutMs, "give up after this many milliseconds")
+	}
+}
+
+// print writes res as JSON with --json, else in the human form.
+func (o *operatorCommand) print(cmd *cobra.Command, res any, human func(io.Writer)) error {
+	w := cmd.OutOrStdout()
+	if o.asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(res)
+	}
+	human(w)
+	return nil
+}
+
+// call runs one runtime method for an operator command, through a session that lasts for
+// this one call (connecting, or embedding a runtime, as operatorSession does).
+func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result any) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.timeoutMs < 0 {
+		return model.Errorf(model.CodeInvalidArgument, "give --timeout in milliseconds, more than 0", "invalid --timeout %d", o.timeoutMs)
+	}
+	if o.timeoutMs > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(o.timeoutMs)*time.Millisecond)
+		defer cancel()
+	}
+	home, err := homeDir(ctx)
+	if err != nil {
+		return err
+	}
+	logw, closeLog := runtimeLog(home, "runtime-embedded.log")
+	defer closeLog()
+	s, err := openOperator(ctx, home, *o, logw)
+	if err == nil {
+		defer s.Close()
+		err = s.Call(ctx, method, params, result)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || (err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)) {
+		// The runtime may still finish what it was asked: say so rather than guess.
+		return model.Errorf(model.CodeRuntimeUnreachable, "raise --timeout; a write (continue, archive) may still complete: check with `codexhost sessions` or `codexhost thread list`",
+			"no answer within %d ms", o.timeoutMs).WithDetail("timeoutMs", o.timeoutMs)
+	}
+	return err
+}
+
+// localOperatorToken returns the home's operator token, creating it (and registering its
+// hash as client `local` in config.toml) on first use.
+func localOperatorToken(home string) (string, error) {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return "", model.Errorf(model.CodeFailedPrecondition, "check CODEXHOST_HOME", "create the home: %v", err)
+	}
+	path := filepath.Join(home, operatorTokenFile)
+	token, err := secretfile.ReadOrCreate(path, config.NewToken, readOperatorToken)
+	var ce *secretfile.CreateError
+	switch {
+	case errors.As(err, &ce) && ce.Created:
+		return "", model.Errorf(model.CodeFailedPrecondition, "check the free space of the home directory", "write the operator token failed")
+	case errors.As(err, &ce):
+		return "", model.Errorf(model.CodeFailedPrecondition, "check the permissions of the home directory", "create the operator token: %v", ce.Err)
+	case err != nil:
+		return "", err
+	}
+	cfg, err := config.Load(home)
+	if err != nil {
+		return "", err
+	}
+	want := config.HashToken(token)
+	if cl, ok := cfg.Clients[localClient]; !ok || cl.TokenSHA256 != want || len(cl.Scopes) == 0 {
+		// The token file is the operator's credential; config.toml follows it. The client gets
+		// every operator scope and both controls when made, or when it has no scopes (it was
+		// written before scopes existed); scopes narrowed by hand are kept.
+		if cfg.Clients == nil {
+			cfg.Clients = map[string]config.Client{}
+		}
+		cl.TokenSHA256 = want
+		if len(cl.Scopes) == 0 {
+			g := config.OperatorGrant()
+			cl.Scopes, cl.AllowRawTranscripts, cl.AllowWriteControls = g.Scopes, g.AllowRawTranscripts, g.AllowWriteControls
+		}
+		cfg.Clients[localClient] = cl
+		if err := config.Save(home, cfg); err != nil {
+			return "", model.Errorf(model.CodeFailedPrecondition, "check the permissions of config.toml", "register the local operator client: %v", err)
+		}
+	}
+	return token, nil
+}
+
+func readOperatorToken(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return "", model.Errorf(model.CodeFailedPrecondition, "run `chmod 600 "+path+"`", "the operator token file is readable by others")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	token := strings.TrimSpace(string(b))
+	if len(token) < 32 {
+		return "", model.Errorf(model.CodeFailedPrecondition, "delete "+path+"; a new one is made on the next operator command", "the operator token file is damaged")
+	}
+	return token, nil
+}
+
+// runtimeLog is the file in the home's logs where an embedded runtime writes: the app owns
+// the screen, and an operator command's output is its result alone.
+func runtimeLog(home, name string) (io.Writer, func()) {
+	dir := filepath.Join(home, "logs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return io.Discard, func() {}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return io.Discard, func() {}
+	}
+	return f, func() { _ = f.Close() }
+}
+
+// operatorSession is one lasting operator connection: the app's, and the lineage command's,
+// which makes many calls. It connects as operator commands do (host parameters, a client
+// token, or the home's local client) and, for the local client, starts an embedded runtime
+// when none holds the home. After a loss it can connect again the same way.
+type operatorSession struct {
+	home  string
+	o     operatorCommand
+	logw  io.Writer
+	local bool // the home's own operator client: may embed a runtime
+	env   env  // the environment of the command that opened it
+
+	mu     sync.Mutex
+	client *api.Client
+	host   *runtime.Host
+	stop   func()
+}
+
+func openOperator(ctx context.Context, home string, o operatorCommand, logw io.Writer) (*operatorSession, error) {
+	if logw == nil {
+		logw = io.Discard
+	}
+	s := &operatorSession{home: home, o: o, logw: logw, env: envOf(ctx)}
+	if err := s.connect(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *operatorSession) connect(ctx context.Context) error {
+	if endpoint, token := s.env.get(harness.EnvEndpoint), s.env.get(harness.EnvToken); endpoint != "" || token != "" {
+		if endpoint == "" || token == "" {
+			return model.Errorf(model.CodeRuntimeUnreachable, "run the command inside a codexhost harness, which sets both "+harness.EnvEndpoint+" and "+harness.EnvToken, "incomplete host connection parameters")
+		}
+		return s.dial(ctx, endpoint, token)
+	}
+	socket := "unix://" + filepath.Join(s.home, runtime.SocketName)
+	token := s.o.clientToken
+	if token == "" {
+		token = s.env.get(envClientToken)
+	}
+	if token != "" {
+		ep := s.o.endpoint
+		if ep == "" {
+			ep = s.env.get(envEndpoint)
+		}
+		if ep == "" {
+			ep = socket
+		}
+		return s.dial(ctx, ep, token)
+	}
+	s.local = true
+	token, err := localOperatorToken(s.home)
+	if err != nil {
+		return err
+	}
+	err = s.dial(ctx, socket, token)
+	if err == nil || !model.IsCode(err, model.CodeRuntimeUnreachable) {
+		return err
+	}
+	return s.embed(ctx, token)
+}
+
+func (s *operatorSession) dial(ctx context.Context, endpoint, token string) error {
+	c, err := dial(ctx, endpoint, token)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	old := s.client
+	s.client = c
+	s.mu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
+	return nil
+}
+
+// embed starts a runtime on the home inside this process, for as long as the session lasts.
+func (s *operatorSession) embed(ctx context.Context, token string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	host, err := runtime.Open(ctx, runtime.Options{Home: s.home, CLIPath: self, Environ: s.env.environ(), Version: Version, Log: s.logw})
+	if err != nil {
+		if model.IsCode(err, model.CodeFailedPrecondition) {
+			// Another runtime took the home meanwhile: use it.
+			if derr := s.dial(ctx, "unix://"+filepath.Join(s.home, runtime.SocketName), token); derr == nil {
+				return nil
+			}
+		}
+		return err
+	}
+	serveCtx, stop := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = host.Serve(serveCtx)
+	}()
+	s.mu.Lock()
+	s.host = host
+	s.stop = func() {
+		stop()
+		_ = host.Close()
+		<-served
+	}
+	s.mu.Unlock()
+	if err := s.dial(ctx, host.Endpoints()[0], token); err != nil {
+		s.closeHost()
+		return err
+	}
+	return nil
+}
+
+func (s *operatorSession) closeHost() {
+	s.mu.Lock()
+	stop := s.stop
+	s.stop, s.host = nil, nil
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// Close ends the connection and, when it embedded one, the runtime.
+func (s *operatorSession) Close() {
+	s.mu.Lock()
+	c := s.client
+	s.client = nil
+	s.mu.Unlock()
+	if c != nil {
+		_ = c.Close()
+	}
+	s.closeHost()
+}
+
+func (s *operatorSession) current() *api.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.client
+}
+
+// Call runs one method on the current connection.
+func (s *operatorSession) Call(ctx context.Context, method string, params, out any) error {
+	c := s.current()
+	if c == nil {
+		return model.Errorf(model.CodeRuntimeUnreachable, "wait for the app to reconnect", "not connected to the runtime")
+	}
+	return c.Call(ctx, method, params, out)
+}
+
+// CallEvents is Call, handing fn the call's own events (the fleet's per-host progress).
+func (s *operatorSession) CallEvents(ctx context.Context, method string, params, out any, fn func(api.Event)) error {
+	c := s.current()
+	if c == nil {
+		return model.Errorf(model.CodeRuntimeUnreachable, "wait for the app to reconnect", "not connected to the runtime")
+	}
+	return c.CallEvents(ctx, method, params, out, fn)
+}
+
+func (s *operatorSession) endpoint() string {
+	if c := s.current(); c != nil {
+		return c.Endpoint()
+	}
+	return ""
+}
+
+func (s *operatorSession) clientName() string {
+	if c := s.current(); c != nil {
+		return c.Caller().Client
+	}
+	return ""
+}
+
+func (s *operatorSession) subscribe(ctx context.Context) (<-chan api.Event, error) {
+	c := s.current()
+	if c == nil {
+		return nil, model.Errorf(model.CodeRuntimeUnreachable, "", "not connected to the runtime")
+	}
+	return c.Events(ctx)
+}
