@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"github.com/codexhost/codexhost/store"
 	"sync"
 	"time"
 
@@ -27,7 +28,7 @@ func (h *Host) handoffService() (*handoff.Service, error) {
 	st := &h.handoffs
 	st.once.Do(func() {
 		st.svc, st.err = handoff.New(handoff.Options{
-			Home: h.opts.Home, Store: h.store, Runner: nativeTaskRunner{h.native}, Config: h.config,
+			Home: h.opts.Home, Store: h.store, Runner: nativeTaskRunner{h: h, n: h.native}, Config: h.config,
 			Tests: h.handoffTestEnv, Now: h.opts.Now, After: st.after, Log: h.opts.Log,
 		})
 		if st.err != nil {
@@ -111,10 +112,26 @@ func (h *Host) handoffTestEnv() (handoff.TestEnv, error) {
 }
 
 // nativeTaskRunner runs tasks on the native Codex harness.
-type nativeTaskRunner struct{ n *harness.Native }
+type nativeTaskRunner struct {
+	h *Host
+	n *harness.Native
+}
 
+// StartThread starts the task's thread and registers it as a codexhost thread of its
+// caller, so that it lists, reads and follows the principal rules like any other, and
+// marker blocks know a goal thread.
 func (r nativeTaskRunner) StartThread(ctx context.Context, s handoff.ThreadSpec) (model.ThreadID, string, error) {
-	return r.n.StartWithPolicy(ctx, harness.PolicyStart{Cwd: s.Cwd, Model: s.Model, ModelProvider: s.ModelProvider, Approval: s.Approval, Sandbox: s.Sandbox, Config: s.Config})
+	id, applied, err := r.n.StartWithPolicy(ctx, harness.PolicyStart{Cwd: s.Cwd, Model: s.Model, ModelProvider: s.ModelProvider, Approval: s.Approval, Sandbox: s.Sandbox, Config: s.Config})
+	if err != nil {
+		return id, applied, err
+	}
+	now := r.h.opts.Now()
+	rec := model.ThreadRecord{V: 1, ID: id, Harness: model.NativeHarness, Cwd: s.Cwd, Model: s.Model, Goal: s.Goal, CreatedAt: now, UpdatedAt: now, RecencyAt: now}
+	if s.Caller.Kind != api.CallerClient {
+		return id, applied, r.h.store.PutThread(rec)
+	}
+	origin := model.Origin{V: 1, Thread: id, Kind: model.OriginClient, Client: s.Caller.Client, CreatedAt: now}
+	return id, applied, r.h.store.SaveDelegation(store.NewDelegation{Origin: origin, Thread: rec})
 }
 
 func (r nativeTaskRunner) StartTurn(ctx context.Context, id model.ThreadID, text string, policy map[string]any) (string, error) {

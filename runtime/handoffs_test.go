@@ -161,6 +161,13 @@ func TestS004_TestCommandsAndDenyGlobViolation(t *testing.T) {
 	if !info.Goal || info.TestsPassed == nil || *info.TestsPassed || info.Violations != 1 {
 		t.Fatalf("status %+v", info)
 	}
+	// The task is a codexhost thread of its client, marked a goal thread for marker blocks.
+	if rec, err := th.Store().Thread(model.ThreadID(info.TaskID)); err != nil || !rec.Goal {
+		t.Fatalf("task thread record %+v: %v", rec, err)
+	}
+	if ids, _ := listAll(t, c, api.ThreadListParams{AnyCwd: true}); !slices.Contains(ids, info.TaskID) {
+		t.Fatalf("the task's client does not list its thread: %v", ids)
+	}
 	res := call[api.TaskResult](t, c, api.MethodTaskResult, api.TaskResultParams{TaskID: info.TaskID, IncludeLog: true, IncludeDiff: true})
 	if len(res.Tests) != 2 || res.Tests[0].ExitCode != 0 || res.Tests[1].ExitCode != 3 {
 		t.Fatalf("tests %+v", res.Tests)

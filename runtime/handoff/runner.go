@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"context"
+	"github.com/codexhost/codexhost/runtime/api"
 
 	"github.com/codexhost/codexhost/model"
 )
@@ -14,6 +15,10 @@ type ThreadSpec struct {
 	Model         string
 	ModelProvider string
 	Config        map[string]any
+	// Goal marks a goal thread (acceptance criteria or test commands), and Caller is who
+	// starts it: the thread is registered as a codexhost thread of that caller.
+	Goal   bool
+	Caller api.Caller
 }
 
 // Runner is the native harness as tasks need it. The host adapts its Codex harness to it.
