@@ -49,7 +49,7 @@ func (f *handoffFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.skillContext, "skill-context", nil, "a skill id or summary (repeat; at most 20)")
 	fl.StringVar(&f.skillTask, "skill-task", "", "task text routed over the approved skill roots")
 	fl.StringVar(&f.skillRoot, "skill-root", "", "an approved skill root (default: the first)")
-	fl.IntVar(&f.maxSkill, "max-skill-context", -1, "how many routed skills to keep, 0-10 (default 3)")
+	fl.IntVar(&f.maxSkill, "max-skill-context", model.DefaultSkillContext, "how many routed skills to keep, 0-10")
 	fl.StringVar(&f.notes, "notes", "", "operator-visible notes")
 }
 
@@ -90,7 +90,7 @@ func (f *handoffFlags) raw(cmd *cobra.Command) (json.RawMessage, error) {
 	set("skillContext", f.skillContext, f.skillContext != nil)
 	set("skillTask", f.skillTask, f.skillTask != "")
 	set("skillRoot", f.skillRoot, f.skillRoot != "")
-	set("maxSkillContext", f.maxSkill, f.maxSkill >= 0)
+	set("maxSkillContext", f.maxSkill, true)
 	set("notes", f.notes, f.notes != "")
 	return json.Marshal(m)
 }
