@@ -79,6 +79,7 @@ const (
 	MarkerRunning   = "running"   // polls or waits still to finish
 	MarkerReported  = "reported"  // the report is queued for delivery (exactly once)
 	MarkerAbandoned = "abandoned" // the author was cancelled: nothing more runs, no report
+	MarkerHeld      = "held"      // nothing of the author's last runs was accepted: no report, which ends a loop
 )
 
 // MarkerPending is a poll or wait not finished yet. Its deadline is absolute, so a restart

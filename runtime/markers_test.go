@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/codexhost/codexhost/runtime/marker"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -371,4 +372,32 @@ func TestS002_09_GenerationAndDirectChildLimits(t *testing.T) {
 		}
 	}
 	_ = time.Second
+}
+
+// Scenario: S002-10 — each report starts the author's next turn, so an author that writes the
+// same refused blocks every turn would loop for ever: after MaxRefusedReports reports in a row
+// with nothing accepted, the next one is held and the author stays idle.
+func TestS002_10_RepeatedRefusedBlocksDoNotLoop(t *testing.T) {
+	hs := markerHarnesses()
+	hs["looper"] = config.Harness{Command: []string{"sh", "-c", "cat >/dev/null; printf '```task-create\\n{\"prompt\":\"\"}\\n```\\n'"}}
+	th := newTestHost(t, hostOptions{clients: []string{"bot"}, harnesses: hs})
+	m := &markerEnv{testHost: th, c: th.client("bot"), cwd: t.TempDir()}
+	author := m.start("looper", "loop", m.cwd)
+	held := func() bool {
+		found := false
+		_ = m.Store().MarkerRuns(func(r model.MarkerRun) error {
+			found = found || (r.Author == model.ThreadID(author) && r.State == model.MarkerHeld)
+			return nil
+		})
+		return found
+	}
+	eventually(t, "a held report", held)
+	waitStopped(t, m.c, author)
+	reports := m.reports(author)
+	if len(reports) != marker.MaxRefusedReports || !strings.Contains(reports[len(reports)-1], "further reports of blocks that do not run are held") {
+		t.Fatalf("%d reports, want %d, the last saying why no more come: %q", len(reports), marker.MaxRefusedReports, reports)
+	}
+	if turns := readThread(t, m.c, author); turns.Thread.Status != model.ThreadIdle {
+		t.Fatalf("the author runs on: %+v", turns.Thread)
+	}
 }

@@ -68,6 +68,7 @@ type Engine struct {
 	changed chan struct{}                // closed and replaced on every thread event
 	names   map[string]map[int]string    // run id → seq → task-create name (report only)
 	results map[string]map[string]string // run id → thread → result tail read before a restart-free report
+	refused map[model.ThreadID]int       // author → runs in a row with no block accepted
 	wg      sync.WaitGroup
 	closed  bool
 }

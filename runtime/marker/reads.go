@@ -53,7 +53,19 @@ func (e *Engine) finish(ctx context.Context, lr *liveRun) {
 	}
 	e.mergeReads(run, results)
 	run.Pending, run.UpdatedAt = nil, e.opts.Now()
-	if err := e.opts.Deliver(*run, e.reportText(*run)); err != nil {
+	text := e.reportText(*run)
+	switch refused := e.countRefused(*run); {
+	case refused > MaxRefusedReports:
+		run.State = model.MarkerHeld
+		if err := e.opts.Store.PutMarkerRun(*run); err != nil {
+			fmt.Fprintf(e.opts.Log, "marker run %s: save: %v\n", run.ID, err)
+		}
+		return
+	case refused == MaxRefusedReports:
+		text += fmt.Sprintf("\nNone of your blocks ran in the last %d reports; further reports of blocks that do not run are held "+
+			"until one of your blocks is accepted again, so that a turn that repeats them does not loop.\n", MaxRefusedReports)
+	}
+	if err := e.opts.Deliver(*run, text); err != nil {
 		fmt.Fprintf(e.opts.Log, "marker run %s: report: %v\n", run.ID, err)
 	}
 }
@@ -164,4 +176,29 @@ func (e *Engine) readRound(ctx context.Context, p model.MarkerPending, views []T
 			}
 		}
 	}
+}
+
+// MaxRefusedReports is how many reports in a row an author gets whose blocks all were
+// skipped or rejected. Each report starts the author's next turn; an author that writes the
+// same refused blocks every turn would otherwise never stop.
+const MaxRefusedReports = 3
+
+// countRefused counts the author's runs in a row, this one included, in which no block was
+// accepted; a run with an accepted block resets it.
+func (e *Engine) countRefused(run model.MarkerRun) int {
+	accepted := false
+	for _, o := range run.Outcomes {
+		accepted = accepted || o.Decision == Accepted
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if accepted {
+		delete(e.refused, run.Author)
+		return 0
+	}
+	if e.refused == nil {
+		e.refused = map[model.ThreadID]int{}
+	}
+	e.refused[run.Author]++
+	return e.refused[run.Author]
 }
