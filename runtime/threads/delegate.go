@@ -1,4 +1,4 @@
-package runtime
+package threads
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func (o origin) key() string {
 // resolveCaller applies the caller rule: explicit parent thread, then the harness-provided
 // thread id, then the one native thread with an active turn; through the client listener
 // the caller is the client.
-func (h *Host) resolveCaller(ctx context.Context, caller api.Caller, hint api.CallerHint) (origin, error) {
+func (s *Service) resolveCaller(ctx context.Context, caller api.Caller, hint api.CallerHint) (origin, error) {
 	for _, given := range []string{hint.ParentThread, hint.EnvThread} {
 		if given == "" {
 			continue
@@ -44,7 +44,7 @@ func (h *Host) resolveCaller(ctx context.Context, caller api.Caller, hint api.Ca
 		if err != nil {
 			return origin{}, err
 		}
-		hs, err := h.threadHarness(ctx, id)
+		hs, err := s.Harness(ctx, id)
 		if err != nil {
 			return origin{}, err
 		}
@@ -53,7 +53,7 @@ func (h *Host) resolveCaller(ctx context.Context, caller api.Caller, hint api.Ca
 	if caller.Kind == api.CallerClient {
 		return origin{kind: model.OriginClient, client: caller.Client}, nil
 	}
-	active := h.native.Active()
+	active := s.deps.Harnesses.Native().Active()
 	switch len(active) {
 	case 1:
 		return origin{kind: model.OriginThread, parent: active[0], parentHarness: model.NativeHarness}, nil
@@ -67,78 +67,105 @@ func (h *Host) resolveCaller(ctx context.Context, caller api.Caller, hint api.Ca
 	return origin{}, model.Errorf(model.CodeParentThreadAmbiguous, "pass --parent-thread <id> with your own thread id", "several native threads have an active turn (%s), so the calling thread is ambiguous", strings.Join(ids, ", ")).WithDetail("activeThreads", ids)
 }
 
-// DelegateStart starts a child thread on a harness and records who delegated it, or returns
-// the child of an earlier identical request.
-func (h *Host) DelegateStart(ctx context.Context, caller api.Caller, p api.DelegateStartParams) (api.DelegateStartResult, error) {
-	hs, ok := h.harnesses[p.Harness]
-	if !ok {
-		valid := h.harnessNames()
-		return api.DelegateStartResult{}, model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(valid, ", "), "harness %q is not registered; valid harnesses: %s", p.Harness, strings.Join(valid, ", ")).WithDetail("harnesses", valid)
-	}
-	if err := checkText("task", p.Task); err != nil {
-		return api.DelegateStartResult{}, err
-	}
-	if p.WatchTimeoutMs < 0 || int64(p.WatchTimeoutMs) > int64(model.MaxWatchTimeout/time.Millisecond) {
-		return api.DelegateStartResult{}, model.Errorf(model.CodeInvalidArgument, "use --watch-timeout-ms between 1 and 604800000 (7 days); the default is 30 minutes", "watch timeout %d ms out of range", p.WatchTimeoutMs)
-	}
-	own, err := model.ValidateRefs(p.Refs)
-	if err != nil {
-		return api.DelegateStartResult{}, err
-	}
-	cwd, err := resolveCwd(p.Cwd, p.Caller.Cwd)
-	if err != nil {
-		return api.DelegateStartResult{}, err
-	}
-	org, err := h.resolveCaller(ctx, caller, p.Caller)
-	if err != nil {
-		return api.DelegateStartResult{}, err
-	}
-	var inherited []string
-	if org.kind == model.OriginThread {
-		if o, err := h.store.Origin(org.parent); err == nil {
-			inherited = o.Refs
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return api.DelegateStartResult{}, err
-		}
-	}
-	refs, err := model.MergeRefs(inherited, own)
-	if err != nil {
-		return api.DelegateStartResult{}, err
-	}
+// delegation is a checked delegate.start request, ready to run.
+type delegation struct {
+	p          api.DelegateStartParams
+	hs         harness.Harness
+	cwd        string
+	org        origin
+	refs       []string
+	requestKey string
+	dedupeKey  string
+}
 
-	var requestKey, dedupeKey string
-	if p.RequestID != "" {
-		if len(p.RequestID) > 256 {
-			return api.DelegateStartResult{}, model.Errorf(model.CodeInvalidArgument, "use a request id of at most 256 characters", "request id too long")
-		}
-		requestKey = store.RequestKey(org.key(), p.RequestID)
-	} else {
-		dedupeKey = model.DedupeKey(org.key(), p.Harness, p.Task)
+// Delegate starts a child thread on a harness and records who delegated it, or returns the
+// child of an earlier identical request.
+func (s *Service) Delegate(ctx context.Context, caller api.Caller, p api.DelegateStartParams) (api.DelegateStartResult, error) {
+	d, err := s.checkDelegation(ctx, caller, p)
+	if err != nil {
+		return api.DelegateStartResult{}, err
 	}
-	unlock := h.keyLocks.Lock(requestKey + dedupeKey)
+	unlock := s.keyLocks.Lock(d.requestKey + d.dedupeKey)
 	defer unlock()
 
-	now := h.opts.Now()
-	if e, found, err := h.store.Idempotent(requestKey, dedupeKey, now, h.config().DedupeWindow()); err != nil {
+	now := s.opts.Now()
+	if e, found, err := s.deps.Store.Idempotent(d.requestKey, d.dedupeKey, now, s.opts.Config().DedupeWindow()); err != nil {
 		return api.DelegateStartResult{}, err
 	} else if found {
-		info, err := h.threadInfo(ctx, e.Thread)
+		info, err := s.threadInfo(ctx, e.Thread)
 		if err != nil {
 			return api.DelegateStartResult{}, err
 		}
 		res := api.DelegateStartResult{Thread: info, DelegationID: e.Delegation, Existing: true}
-		return h.watchChild(ctx, org, p, res)
+		return s.watchChild(ctx, d.org, p, res)
 	}
+	res, err := s.startChild(ctx, d, now)
+	if err != nil {
+		return api.DelegateStartResult{}, err
+	}
+	return s.watchChild(ctx, d.org, p, res)
+}
 
-	child, err := hs.Start(ctx, harness.StartRequest{Cwd: cwd, Model: p.Model})
+// checkDelegation validates a request, resolves its caller, cwd and refs, and derives its
+// idempotency key: the request id when given, else the task's dedupe key.
+func (s *Service) checkDelegation(ctx context.Context, caller api.Caller, p api.DelegateStartParams) (delegation, error) {
+	hs, ok := s.deps.Harnesses.Harness(p.Harness)
+	if !ok {
+		valid := s.deps.Harnesses.Names()
+		return delegation{}, model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(valid, ", "), "harness %q is not registered; valid harnesses: %s", p.Harness, strings.Join(valid, ", ")).WithDetail("harnesses", valid)
+	}
+	if err := CheckText("task", p.Task); err != nil {
+		return delegation{}, err
+	}
+	if p.WatchTimeoutMs < 0 || int64(p.WatchTimeoutMs) > int64(model.MaxWatchTimeout/time.Millisecond) {
+		return delegation{}, model.Errorf(model.CodeInvalidArgument, "use --watch-timeout-ms between 1 and 604800000 (7 days); the default is 30 minutes", "watch timeout %d ms out of range", p.WatchTimeoutMs)
+	}
+	own, err := model.ValidateRefs(p.Refs)
+	if err != nil {
+		return delegation{}, err
+	}
+	d := delegation{p: p, hs: hs}
+	if d.cwd, err = resolveCwd(p.Cwd, p.Caller.Cwd); err != nil {
+		return delegation{}, err
+	}
+	if d.org, err = s.resolveCaller(ctx, caller, p.Caller); err != nil {
+		return delegation{}, err
+	}
+	var inherited []string
+	if d.org.kind == model.OriginThread {
+		if o, err := s.deps.Store.Origin(d.org.parent); err == nil {
+			inherited = o.Refs
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return delegation{}, err
+		}
+	}
+	if d.refs, err = model.MergeRefs(inherited, own); err != nil {
+		return delegation{}, err
+	}
+	if p.RequestID != "" {
+		if len(p.RequestID) > 256 {
+			return delegation{}, model.Errorf(model.CodeInvalidArgument, "use a request id of at most 256 characters", "request id too long")
+		}
+		d.requestKey = store.RequestKey(d.org.key(), p.RequestID)
+	} else {
+		d.dedupeKey = model.DedupeKey(d.org.key(), p.Harness, p.Task)
+	}
+	return d, nil
+}
+
+// startChild starts the child thread, records it with its origin (and delegation, when a
+// thread delegated it) and starts its first turn with the task.
+func (s *Service) startChild(ctx context.Context, d delegation, now time.Time) (api.DelegateStartResult, error) {
+	p, org := d.p, d.org
+	child, err := d.hs.Start(ctx, harness.StartRequest{Cwd: d.cwd, Model: p.Model})
 	if err != nil {
 		return api.DelegateStartResult{}, model.Errorf(model.CodeDelegationFailed, "check the harness with `codexhost harness list` and the runtime log", "start a thread on %s: %v", p.Harness, err)
 	}
 	rec := store.NewDelegation{
-		Origin:     model.Origin{V: 1, Thread: child, Kind: org.kind, ParentThread: org.parent, Client: org.client, RequestID: p.RequestID, Refs: refs, CreatedAt: now},
-		Thread:     model.ThreadRecord{V: 1, ID: child, Harness: p.Harness, Cwd: cwd, Model: p.Model, CreatedAt: now, UpdatedAt: now, RecencyAt: now},
-		RequestKey: requestKey,
-		DedupeKey:  dedupeKey,
+		Origin:     model.Origin{V: 1, Thread: child, Kind: org.kind, ParentThread: org.parent, Client: org.client, RequestID: p.RequestID, Refs: d.refs, CreatedAt: now},
+		Thread:     model.ThreadRecord{V: 1, ID: child, Harness: p.Harness, Cwd: d.cwd, Model: p.Model, CreatedAt: now, UpdatedAt: now, RecencyAt: now},
+		RequestKey: d.requestKey,
+		DedupeKey:  d.dedupeKey,
 	}
 	if org.kind == model.OriginThread {
 		id, err := uuid.NewV7()
@@ -148,30 +175,30 @@ func (h *Host) DelegateStart(ctx context.Context, caller api.Caller, p api.Deleg
 		rec.Delegation = &model.Delegation{V: 1, ID: id.String(), ParentThread: org.parent, ChildThread: child, ParentHarness: org.parentHarness, TargetHarness: p.Harness, Status: model.DelegationStarting, RequestID: p.RequestID, CreatedAt: now, UpdatedAt: now}
 		rec.Origin.DelegationID = rec.Delegation.ID
 	}
-	if err := h.store.SaveDelegation(rec); err != nil {
+	if err := s.deps.Store.SaveDelegation(rec); err != nil {
 		return api.DelegateStartResult{}, err
 	}
-	if _, err := hs.Send(ctx, child, p.Task); err != nil {
-		_ = h.store.SetDelegationStatus(child, model.DelegationFailed, h.opts.Now())
+	if _, err := d.hs.Send(ctx, child, p.Task); err != nil {
+		_ = s.deps.Store.SetDelegationStatus(child, model.DelegationFailed, s.opts.Now())
 		return api.DelegateStartResult{}, model.Errorf(model.CodeDelegationFailed, "read the child with `codexhost thread read "+string(child)+"`", "the child thread %s was created but its first turn did not start: %v", child, err).WithDetail("thread", string(child))
 	}
-	info, err := h.threadInfo(ctx, child)
+	info, err := s.threadInfo(ctx, child)
 	if err != nil {
 		// The child exists and its turn started: report what is known rather than lose its id.
-		fmt.Fprintf(h.opts.Log, "read new child %s: %v\n", child, err)
-		info = model.ThreadInfo{ID: string(child), Link: child.Link(), Harness: p.Harness, Status: model.ThreadActive, Cwd: cwd, Model: p.Model, CreatedAt: now, UpdatedAt: now}
-		h.decorate(&info)
+		fmt.Fprintf(s.opts.Log, "read new child %s: %v\n", child, err)
+		info = model.ThreadInfo{ID: string(child), Link: child.Link(), Harness: p.Harness, Status: model.ThreadActive, Cwd: d.cwd, Model: p.Model, CreatedAt: now, UpdatedAt: now}
+		s.Decorate(&info)
 	}
 	res := api.DelegateStartResult{Thread: info}
 	if rec.Delegation != nil {
 		res.DelegationID = rec.Delegation.ID
 	}
-	return h.watchChild(ctx, org, p, res)
+	return res, nil
 }
 
 // watchChild registers, for `delegate start --watch true`, a watch on the child that
 // notifies the resolved caller.
-func (h *Host) watchChild(ctx context.Context, org origin, p api.DelegateStartParams, res api.DelegateStartResult) (api.DelegateStartResult, error) {
+func (s *Service) watchChild(ctx context.Context, org origin, p api.DelegateStartParams, res api.DelegateStartResult) (api.DelegateStartResult, error) {
 	if !p.Watch {
 		return res, nil
 	}
@@ -179,7 +206,7 @@ func (h *Host) watchChild(ctx context.Context, org origin, p api.DelegateStartPa
 	if org.kind == model.OriginClient {
 		notify = model.ClientRecipientPrefix + org.client
 	}
-	w, err := h.watch.Register(ctx, model.ThreadID(res.Thread.ID), notify, time.Duration(p.WatchTimeoutMs)*time.Millisecond)
+	w, err := s.opts.Watch().Register(ctx, model.ThreadID(res.Thread.ID), notify, time.Duration(p.WatchTimeoutMs)*time.Millisecond)
 	if err != nil {
 		return res, err
 	}
@@ -188,8 +215,8 @@ func (h *Host) watchChild(ctx context.Context, org origin, p api.DelegateStartPa
 }
 
 // threadInfo reads a thread's metadata with its origin and refs.
-func (h *Host) threadInfo(ctx context.Context, id model.ThreadID) (model.ThreadInfo, error) {
-	hs, err := h.threadHarness(ctx, id)
+func (s *Service) threadInfo(ctx context.Context, id model.ThreadID) (model.ThreadInfo, error) {
+	hs, err := s.Harness(ctx, id)
 	if err != nil {
 		return model.ThreadInfo{}, err
 	}
@@ -197,7 +224,7 @@ func (h *Host) threadInfo(ctx context.Context, id model.ThreadID) (model.ThreadI
 	if err != nil {
 		return model.ThreadInfo{}, err
 	}
-	h.decorate(&snap.Info)
+	s.Decorate(&snap.Info)
 	return snap.Info, nil
 }
 
