@@ -268,7 +268,6 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 	if err != nil {
 		return marker.Created{}, err
 	}
-	hs := t.h.harnesses[name]
 	out := marker.Created{Harness: name, Cwd: author.Cwd}
 	cwd := author.Cwd
 	if _, ok := marker.GitTop(ctx, author.Cwd); ok {
@@ -282,32 +281,24 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 		}
 		out.Worktree, out.Branch, out.Cwd, cwd = wt.Path, wt.Branch, wt.Cwd, wt.Cwd
 	}
-	child, err := hs.Start(ctx, harness.StartRequest{Cwd: cwd, Model: c.Model})
-	if err != nil {
+	parent := model.ThreadID(author.ID)
+	var refs []string
+	if o, err := t.h.store.Origin(parent); err == nil {
+		refs = o.Refs
+	}
+	child, _, err := t.h.threads.StartChild(ctx, threads.Child{Harness: name, Cwd: cwd, Model: c.Model, Task: c.Prompt,
+		Parent: parent, ParentHarness: author.Harness, Refs: refs})
+	var failed *threads.ChildError
+	switch {
+	case errors.As(err, &failed) && failed.FirstTurn:
+		out.ID = string(child)
+		return out, fmt.Errorf("the thread %s was created but its first turn did not start: %w", child, failed.Err)
+	case errors.As(err, &failed):
+		return marker.Created{}, failed.Err
+	case err != nil:
 		return marker.Created{}, err
 	}
 	out.ID = string(child)
-	now := t.h.opts.Now()
-	did, err := uuid.NewV7()
-	if err != nil {
-		return marker.Created{}, err
-	}
-	parent := model.ThreadID(author.ID)
-	rec := store.NewDelegation{
-		Delegation: &model.Delegation{V: 1, ID: did.String(), ParentThread: parent, ChildThread: child, ParentHarness: author.Harness, TargetHarness: name, Status: model.DelegationStarting, CreatedAt: now, UpdatedAt: now},
-		Origin:     model.Origin{V: 1, Thread: child, Kind: model.OriginThread, ParentThread: parent, DelegationID: did.String(), CreatedAt: now},
-		Thread:     model.ThreadRecord{V: 1, ID: child, Harness: name, Cwd: cwd, Model: c.Model, CreatedAt: now, UpdatedAt: now, RecencyAt: now},
-	}
-	if o, err := t.h.store.Origin(parent); err == nil {
-		rec.Origin.Refs = o.Refs
-	}
-	if err := t.h.store.SaveDelegation(rec); err != nil {
-		return marker.Created{}, err
-	}
-	if _, err := hs.Send(ctx, child, c.Prompt); err != nil {
-		_ = t.h.store.SetDelegationStatus(child, model.DelegationFailed, t.h.opts.Now())
-		return out, fmt.Errorf("the thread %s was created but its first turn did not start: %w", child, err)
-	}
 	return out, nil
 }
 

@@ -153,34 +153,20 @@ func (s *Service) checkDelegation(ctx context.Context, caller api.Caller, p api.
 	return d, nil
 }
 
-// startChild starts the child thread, records it with its origin (and delegation, when a
-// thread delegated it) and starts its first turn with the task.
+// startChild runs a checked delegation: the child, its records and its first turn.
 func (s *Service) startChild(ctx context.Context, d delegation, now time.Time) (api.DelegateStartResult, error) {
 	p, org := d.p, d.org
-	child, err := d.hs.Start(ctx, harness.StartRequest{Cwd: d.cwd, Model: p.Model})
-	if err != nil {
-		return api.DelegateStartResult{}, model.Errorf(model.CodeDelegationFailed, "check the harness with `codexhost harness list` and the runtime log", "start a thread on %s: %v", p.Harness, err)
-	}
-	rec := store.NewDelegation{
-		Origin:     model.Origin{V: 1, Thread: child, Kind: org.kind, ParentThread: org.parent, Client: org.client, RequestID: p.RequestID, Refs: d.refs, CreatedAt: now},
-		Thread:     model.ThreadRecord{V: 1, ID: child, Harness: p.Harness, Cwd: d.cwd, Model: p.Model, CreatedAt: now, UpdatedAt: now, RecencyAt: now},
-		RequestKey: d.requestKey,
-		DedupeKey:  d.dedupeKey,
-	}
-	if org.kind == model.OriginThread {
-		id, err := uuid.NewV7()
-		if err != nil {
-			return api.DelegateStartResult{}, err
-		}
-		rec.Delegation = &model.Delegation{V: 1, ID: id.String(), ParentThread: org.parent, ChildThread: child, ParentHarness: org.parentHarness, TargetHarness: p.Harness, Status: model.DelegationStarting, RequestID: p.RequestID, CreatedAt: now, UpdatedAt: now}
-		rec.Origin.DelegationID = rec.Delegation.ID
-	}
-	if err := s.deps.Store.SaveDelegation(rec); err != nil {
+	child, delegationID, err := s.StartChild(ctx, Child{Harness: p.Harness, Cwd: d.cwd, Model: p.Model, Task: p.Task,
+		Parent: org.parent, ParentHarness: org.parentHarness, Client: org.client, RequestID: p.RequestID, Refs: d.refs,
+		RequestKey: d.requestKey, DedupeKey: d.dedupeKey, At: now})
+	var failed *ChildError
+	switch {
+	case errors.As(err, &failed) && failed.FirstTurn:
+		return api.DelegateStartResult{}, model.Errorf(model.CodeDelegationFailed, "read the child with `codexhost thread read "+string(child)+"`", "the child thread %s was created but its first turn did not start: %v", child, failed.Err).WithDetail("thread", string(child))
+	case errors.As(err, &failed):
+		return api.DelegateStartResult{}, model.Errorf(model.CodeDelegationFailed, "check the harness with `codexhost harness list` and the runtime log", "start a thread on %s: %v", p.Harness, failed.Err)
+	case err != nil:
 		return api.DelegateStartResult{}, err
-	}
-	if _, err := d.hs.Send(ctx, child, p.Task); err != nil {
-		_ = s.deps.Store.SetDelegationStatus(child, model.DelegationFailed, s.opts.Now())
-		return api.DelegateStartResult{}, model.Errorf(model.CodeDelegationFailed, "read the child with `codexhost thread read "+string(child)+"`", "the child thread %s was created but its first turn did not start: %v", child, err).WithDetail("thread", string(child))
 	}
 	info, err := s.threadInfo(ctx, child)
 	if err != nil {
@@ -189,11 +175,85 @@ func (s *Service) startChild(ctx context.Context, d delegation, now time.Time) (
 		info = model.ThreadInfo{ID: string(child), Link: child.Link(), Harness: p.Harness, Status: model.ThreadActive, Cwd: d.cwd, Model: p.Model, CreatedAt: now, UpdatedAt: now}
 		s.Decorate(&info)
 	}
-	res := api.DelegateStartResult{Thread: info}
-	if rec.Delegation != nil {
-		res.DelegationID = rec.Delegation.ID
+	return api.DelegateStartResult{Thread: info, DelegationID: delegationID}, nil
+}
+
+// Child is a thread to start with a first turn, delegated by a thread (Parent) or a client.
+type Child struct {
+	Harness    string // a registered harness
+	Cwd, Model string
+	Task       string // the first turn's text
+	// Parent is the delegating thread, on ParentHarness; "" when Client delegates.
+	Parent        model.ThreadID
+	ParentHarness string
+	Client        string
+	RequestID     string
+	Refs          []string
+	// RequestKey and DedupeKey make the start findable by an identical later request.
+	RequestKey, DedupeKey string
+	// At is the time of the records; zero means when the harness started the thread.
+	At time.Time
+}
+
+// ChildError is a failed step of StartChild: the harness's start (no thread exists), or the
+// first turn (the thread exists and is recorded, its delegation marked failed).
+type ChildError struct {
+	FirstTurn bool
+	Thread    model.ThreadID
+	Err       error
+}
+
+func (e *ChildError) Error() string {
+	if e.FirstTurn {
+		return fmt.Sprintf("the thread %s was created but its first turn did not start: %v", e.Thread, e.Err)
 	}
-	return res, nil
+	return fmt.Sprintf("start a thread: %v", e.Err)
+}
+
+func (e *ChildError) Unwrap() error { return e.Err }
+
+// StartChild starts a thread, records it with its origin (and its delegation when a thread
+// delegated it) in one write, and starts its first turn. It returns the thread and the
+// delegation id ("" for a client's thread).
+func (s *Service) StartChild(ctx context.Context, c Child) (model.ThreadID, string, error) {
+	hs, ok := s.deps.Harnesses.Harness(c.Harness)
+	if !ok {
+		return "", "", model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(s.deps.Harnesses.Names(), ", "), "harness %q is not registered", c.Harness)
+	}
+	child, err := hs.Start(ctx, harness.StartRequest{Cwd: c.Cwd, Model: c.Model})
+	if err != nil {
+		return "", "", &ChildError{Err: err}
+	}
+	now := c.At
+	if now.IsZero() {
+		now = s.opts.Now()
+	}
+	kind := model.OriginClient
+	if c.Parent != "" {
+		kind = model.OriginThread
+	}
+	rec := store.NewDelegation{
+		Origin:     model.Origin{V: 1, Thread: child, Kind: kind, ParentThread: c.Parent, Client: c.Client, RequestID: c.RequestID, Refs: c.Refs, CreatedAt: now},
+		Thread:     model.ThreadRecord{V: 1, ID: child, Harness: c.Harness, Cwd: c.Cwd, Model: c.Model, CreatedAt: now, UpdatedAt: now, RecencyAt: now},
+		RequestKey: c.RequestKey,
+		DedupeKey:  c.DedupeKey,
+	}
+	if kind == model.OriginThread {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return "", "", err
+		}
+		rec.Delegation = &model.Delegation{V: 1, ID: id.String(), ParentThread: c.Parent, ChildThread: child, ParentHarness: c.ParentHarness, TargetHarness: c.Harness, Status: model.DelegationStarting, RequestID: c.RequestID, CreatedAt: now, UpdatedAt: now}
+		rec.Origin.DelegationID = rec.Delegation.ID
+	}
+	if err := s.deps.Store.SaveDelegation(rec); err != nil {
+		return "", "", err
+	}
+	if _, err := hs.Send(ctx, child, c.Task); err != nil {
+		_ = s.deps.Store.SetDelegationStatus(child, model.DelegationFailed, s.opts.Now())
+		return child, rec.Origin.DelegationID, &ChildError{FirstTurn: true, Thread: child, Err: err}
+	}
+	return child, rec.Origin.DelegationID, nil
 }
 
 // watchChild registers, for `delegate start --watch true`, a watch on the child that
