@@ -30,7 +30,7 @@ func TestThreadMarkersPrintsTheAudit(t *testing.T) {
 	t.Setenv(envClientToken, "")
 	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", host.Endpoints()[0])
 	t.Setenv("CODEXHOST_RUNTIME_TOKEN", host.RuntimeToken())
-	res, err := host.DelegateStart(context.Background(), api.Caller{Kind: api.CallerClient, Client: "bot"}, api.DelegateStartParams{Harness: "author", Task: "go", Cwd: t.TempDir()})
+	res, err := host.Threads().Delegate(context.Background(), api.Caller{Kind: api.CallerClient, Client: "bot"}, api.DelegateStartParams{Harness: "author", Task: "go", Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/route"
+	"github.com/codexhost/codexhost/runtime/threads"
 )
 
 // Compat tool policies. Agents (runtime token) follow the [supervision] table: nothing unless
@@ -129,7 +130,7 @@ func (h *Host) compatSessionSend(ctx context.Context, _ route.Env, p api.CompatS
 	if strings.TrimSpace(p.Message) == "" {
 		return nil, model.Errorf(model.CodeInvalidArgument, "pass the message to add to the running turn", "empty message")
 	}
-	if err := checkText("message", p.Message); err != nil {
+	if err := threads.CheckText("message", p.Message); err != nil {
 		return nil, err
 	}
 	return cat.CompatSend(ctx, p)

@@ -11,13 +11,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/codexhost/codexhost/internal/keylock"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
@@ -28,6 +26,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/nodeserve"
 	"github.com/codexhost/codexhost/runtime/route"
 	"github.com/codexhost/codexhost/runtime/supervise"
+	"github.com/codexhost/codexhost/runtime/threads"
 	"github.com/codexhost/codexhost/runtime/watch"
 	"github.com/codexhost/codexhost/store"
 )
@@ -79,14 +78,14 @@ type Host struct {
 	subs  map[int]func(api.Event)
 	subID int
 
-	keyLocks keylock.Locks
-
 	watch     *watch.Engine
 	stopWatch context.CancelFunc
 
 	catalog *catalog.Catalog // fleet catalog (runtime/catalog.go)
 
 	supervise *supervise.Service // supervised threads of continue (runtime/supervise, wired in runtime/supervise.go)
+
+	threads *threads.Service // the thread methods (runtime/threads, wired in runtime/threads.go)
 
 	node *nodeserve.Server // this runtime as a paired node
 
@@ -132,6 +131,7 @@ func newHost(opts Options) *Host {
 	h.node = nodeserve.New(nodeserve.Options{Native: nativeOfHost{h}, Config: h.config, Lookup: envLookup(opts.Environ),
 		Home: opts.Home, Version: opts.Version, Now: opts.Now})
 	h.supervise = h.newSupervise()
+	h.threads = h.newThreads()
 	h.routes = h.newRoutes()
 	return h
 }
@@ -165,6 +165,7 @@ func (h *Host) takeStore(st *store.Store) error {
 	if err := h.startHarnesses(unixEndpoint); err != nil {
 		return err
 	}
+	h.threads.Start(threads.Deps{Store: h.store, Harnesses: harnessRegistry{h}})
 	if err := h.startWatches(); err != nil {
 		return err
 	}
@@ -428,30 +429,6 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 // Authorize checks a method the API server serves itself (events.subscribe) against its policy.
 func (h *Host) Authorize(caller api.Caller, method string) error {
 	return h.routes.Authorize(caller, method)
-}
-
-// HarnessList lists the registered harnesses, native first.
-func (h *Host) HarnessList() api.HarnessListResult {
-	var out api.HarnessListResult
-	for name, hs := range h.harnesses {
-		out.Harnesses = append(out.Harnesses, api.HarnessInfo{Name: name, Kind: hs.Kind()})
-	}
-	sort.Slice(out.Harnesses, func(i, j int) bool {
-		a, b := out.Harnesses[i], out.Harnesses[j]
-		if (a.Name == model.NativeHarness) != (b.Name == model.NativeHarness) {
-			return a.Name == model.NativeHarness
-		}
-		return a.Name < b.Name
-	})
-	return out
-}
-
-func (h *Host) harnessNames() []string {
-	var names []string
-	for _, hi := range h.HarnessList().Harnesses {
-		names = append(names, hi.Name)
-	}
-	return names
 }
 
 // nativeOfHost reaches the native harness, which exists once the host holds the store.

@@ -15,6 +15,8 @@ import (
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
 	"github.com/codexhost/codexhost/runtime/marker"
+	"github.com/codexhost/codexhost/runtime/route"
+	"github.com/codexhost/codexhost/runtime/threads"
 	"github.com/codexhost/codexhost/store"
 )
 
@@ -84,7 +86,7 @@ func (h *Host) markersTurnCompleted(author model.ThreadID, turn string) {
 // turnOutput joins the assistant messages of one turn: the App Server's items of a native
 // thread, the transcript of an external one.
 func (h *Host) turnOutput(ctx context.Context, id model.ThreadID, turn string) (string, error) {
-	hs, err := h.threadHarness(ctx, id)
+	hs, err := h.threads.Harness(ctx, id)
 	if err != nil {
 		return "", err
 	}
@@ -144,13 +146,23 @@ func (h *Host) deliverMarkerReport(run model.MarkerRun, text string) error {
 	return nil
 }
 
+// markerRoutes is thread.markers, open to every caller like thread.read.
+func (h *Host) markerRoutes() []route.Route {
+	return []route.Route{
+		route.Spec[api.ThreadMarkersParams]{Method: api.MethodThreadMarkers, Policy: route.Everyone,
+			Call: func(ctx context.Context, _ route.Env, p api.ThreadMarkersParams) (any, error) {
+				return h.ThreadMarkers(ctx, p)
+			}}.Route(),
+	}
+}
+
 // ThreadMarkers lists a thread's marker audit and its running polls and waits.
 func (h *Host) ThreadMarkers(ctx context.Context, p api.ThreadMarkersParams) (api.ThreadMarkersResult, error) {
-	id, err := parseThread(p.Thread)
+	id, err := threads.ParseThread(p.Thread)
 	if err != nil {
 		return api.ThreadMarkersResult{}, err
 	}
-	if _, err := h.threadHarness(ctx, id); err != nil {
+	if _, err := h.threads.Harness(ctx, id); err != nil {
 		return api.ThreadMarkersResult{}, err
 	}
 	audit, err := h.store.MarkerAudits(id)
@@ -183,7 +195,7 @@ func (t markerThreads) harnessOf(ctx context.Context, id string) (model.ThreadID
 	if err != nil {
 		return "", nil, model.Errorf(model.CodeThreadNotFound, "name a thread by its id", "no thread %q", id)
 	}
-	hs, err := t.h.threadHarness(ctx, tid)
+	hs, err := t.h.threads.Harness(ctx, tid)
 	return tid, hs, err
 }
 
@@ -197,7 +209,7 @@ func (t markerThreads) Facts(ctx context.Context, id string) (marker.Facts, erro
 	if err != nil {
 		return marker.Facts{}, err
 	}
-	f := marker.Facts{ID: string(tid), Harness: hs.Name(), Cwd: snap.Info.Cwd, Running: running(snap.Info), Principal: t.h.principal(tid)}
+	f := marker.Facts{ID: string(tid), Harness: hs.Name(), Cwd: snap.Info.Cwd, Running: threads.Running(snap.Info), Principal: t.principal(tid)}
 	if f.Cwd == "" {
 		if rec, err := t.h.store.Thread(tid); err == nil {
 			f.Cwd = rec.Cwd
@@ -219,21 +231,12 @@ func (t markerThreads) Facts(ctx context.Context, id string) (marker.Facts, erro
 	return f, nil
 }
 
-// principal is who a thread acts for: its client, else its parent's principal, else the
-// operator (threads started at this runtime's terminal or CLI).
-func (h *Host) principal(id model.ThreadID) string {
-	for range marker.MaxChainSteps {
-		o, err := h.store.Origin(id)
-		if err != nil {
-			return principalOperator
-		}
-		if o.Kind == model.OriginClient {
-			return model.ClientRecipientPrefix + o.Client
-		}
-		if o.ParentThread == "" {
-			return principalOperator
-		}
-		id = o.ParentThread
+// principal is who a thread acts for in the marker gates: the client of its principal
+// (threads.PrincipalOf), else the operator (threads started at this runtime's terminal or CLI,
+// their delegation trees, and sessions codexhost did not start).
+func (t markerThreads) principal(id model.ThreadID) string {
+	if p, ok, err := t.h.threads.PrincipalOf(id); err == nil && ok && strings.HasPrefix(p, model.ClientRecipientPrefix) {
+		return p
 	}
 	return principalOperator
 }
@@ -255,7 +258,7 @@ func (t markerThreads) View(ctx context.Context, id string, chars int) (marker.T
 	if r := snap.Result; r != nil {
 		v.Result = marker.Tail(r.Text, chars)
 	}
-	return v, running(snap.Info), nil
+	return v, threads.Running(snap.Info), nil
 }
 
 // Create starts a sibling thread: the author's principal (its parent is the author), its own
@@ -265,7 +268,6 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 	if err != nil {
 		return marker.Created{}, err
 	}
-	hs := t.h.harnesses[name]
 	out := marker.Created{Harness: name, Cwd: author.Cwd}
 	cwd := author.Cwd
 	if _, ok := marker.GitTop(ctx, author.Cwd); ok {
@@ -279,32 +281,24 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 		}
 		out.Worktree, out.Branch, out.Cwd, cwd = wt.Path, wt.Branch, wt.Cwd, wt.Cwd
 	}
-	child, err := hs.Start(ctx, harness.StartRequest{Cwd: cwd, Model: c.Model})
-	if err != nil {
+	parent := model.ThreadID(author.ID)
+	var refs []string
+	if o, err := t.h.store.Origin(parent); err == nil {
+		refs = o.Refs
+	}
+	child, _, err := t.h.threads.StartChild(ctx, threads.Child{Harness: name, Cwd: cwd, Model: c.Model, Task: c.Prompt,
+		Parent: parent, ParentHarness: author.Harness, Refs: refs})
+	var failed *threads.ChildError
+	switch {
+	case errors.As(err, &failed) && failed.FirstTurn:
+		out.ID = string(child)
+		return out, fmt.Errorf("the thread %s was created but its first turn did not start: %w", child, failed.Err)
+	case errors.As(err, &failed):
+		return marker.Created{}, failed.Err
+	case err != nil:
 		return marker.Created{}, err
 	}
 	out.ID = string(child)
-	now := t.h.opts.Now()
-	did, err := uuid.NewV7()
-	if err != nil {
-		return marker.Created{}, err
-	}
-	parent := model.ThreadID(author.ID)
-	rec := store.NewDelegation{
-		Delegation: &model.Delegation{V: 1, ID: did.String(), ParentThread: parent, ChildThread: child, ParentHarness: author.Harness, TargetHarness: name, Status: model.DelegationStarting, CreatedAt: now, UpdatedAt: now},
-		Origin:     model.Origin{V: 1, Thread: child, Kind: model.OriginThread, ParentThread: parent, DelegationID: did.String(), CreatedAt: now},
-		Thread:     model.ThreadRecord{V: 1, ID: child, Harness: name, Cwd: cwd, Model: c.Model, CreatedAt: now, UpdatedAt: now, RecencyAt: now},
-	}
-	if o, err := t.h.store.Origin(parent); err == nil {
-		rec.Origin.Refs = o.Refs
-	}
-	if err := t.h.store.SaveDelegation(rec); err != nil {
-		return marker.Created{}, err
-	}
-	if _, err := hs.Send(ctx, child, c.Prompt); err != nil {
-		_ = t.h.store.SetDelegationStatus(child, model.DelegationFailed, t.h.opts.Now())
-		return out, fmt.Errorf("the thread %s was created but its first turn did not start: %w", child, err)
-	}
 	return out, nil
 }
 
@@ -324,7 +318,7 @@ func (t markerThreads) createHarness(author marker.Facts, c marker.Create) (stri
 		name = author.Harness
 	}
 	if _, ok := t.h.harnesses[name]; !ok {
-		return "", model.Errorf(model.CodeFailedPrecondition, "use one of: "+strings.Join(t.h.harnessNames(), ", "), "harness %q is not registered", name)
+		return "", model.Errorf(model.CodeFailedPrecondition, "use one of: "+strings.Join(harnessRegistry{t.h}.Names(), ", "), "harness %q is not registered", name)
 	}
 	return name, nil
 }
@@ -388,7 +382,7 @@ func (t markerThreads) ActiveThreads(_ context.Context, principal string) (int, 
 	n := 0
 	for _, hs := range t.h.harnesses {
 		for _, id := range hs.Active() {
-			if t.h.principal(id) == principal {
+			if t.principal(id) == principal {
 				n++
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/threads"
 	"github.com/codexhost/codexhost/runtime/watch"
 )
 
@@ -208,7 +209,7 @@ func (w *wHost) read(id string) api.ThreadReadResult {
 	return call[api.ThreadReadResult](w.t, w.rt(), api.MethodThreadRead, api.ThreadReadParams{Thread: id})
 }
 
-func (w *wHost) running(id string) bool { return running(w.read(id).Thread) }
+func (w *wHost) running(id string) bool { return threads.Running(w.read(id).Thread) }
 
 func (w *wHost) waitStopped(id string) api.ThreadReadResult {
 	w.t.Helper()

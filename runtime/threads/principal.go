@@ -1,8 +1,9 @@
-package runtime
+package threads
 
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
@@ -26,24 +27,24 @@ import (
 // maxPrincipalSteps bounds the climb through origins, in case records ever form a loop.
 const maxPrincipalSteps = 32
 
-// principalOf returns the principal of a thread codexhost runs ("client:NAME" or
+// PrincipalOf returns the principal of a thread codexhost runs ("client:NAME" or
 // "thread:ROOT"); ok is false for a thread it did not start.
-func (h *Host) principalOf(id model.ThreadID) (principal string, ok bool, err error) {
-	if _, err := h.store.Thread(id); errors.Is(err, store.ErrNotFound) {
+func (s *Service) PrincipalOf(id model.ThreadID) (principal string, ok bool, err error) {
+	if _, err := s.deps.Store.Thread(id); errors.Is(err, store.ErrNotFound) {
 		return "", false, nil
 	} else if err != nil {
 		return "", false, err
 	}
 	cur := id
 	for range maxPrincipalSteps {
-		o, err := h.store.Origin(cur)
+		o, err := s.deps.Store.Origin(cur)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			return "thread:" + string(cur), true, nil
 		case err != nil:
 			return "", false, err
 		case o.Kind == model.OriginClient:
-			return "client:" + o.Client, true, nil
+			return model.ClientRecipientPrefix + o.Client, true, nil
 		case o.ParentThread == "":
 			return "thread:" + string(cur), true, nil
 		}
@@ -53,13 +54,13 @@ func (h *Host) principalOf(id model.ThreadID) (principal string, ok bool, err er
 }
 
 // listVisible is the filter thread.list applies for this caller, nil when it sees all.
-func (h *Host) listVisible(env route.Env) func(model.ThreadID) bool {
+func (s *Service) listVisible(env route.Env) func(model.ThreadID) bool {
 	if env.Caller.Kind != api.CallerClient || env.Grant().Has(config.ScopeRead) {
 		return nil
 	}
-	mine := "client:" + env.Caller.Client
+	mine := model.ClientRecipientPrefix + env.Caller.Client
 	return func(id model.ThreadID) bool {
-		p, ok, err := h.principalOf(id)
+		p, ok, err := s.PrincipalOf(id)
 		return err == nil && ok && p == mine
 	}
 }
@@ -75,24 +76,43 @@ func foreignSessionPolicy(id model.ThreadID) *route.Policy {
 var otherPrincipalPolicy = &route.Policy{Agents: &route.AgentRule{}, Clients: &route.ClientRule{Scope: config.ScopeWrite}}
 
 // touchPolicy is what sending to or cancelling a thread needs beyond the method's policy.
-func (h *Host) touchPolicy(env route.Env, thread string) (*route.Policy, error) {
-	id, err := parseThread(thread)
+func (s *Service) touchPolicy(env route.Env, thread string) (*route.Policy, error) {
+	id, err := ParseThread(thread)
 	if err != nil {
 		return nil, nil // the handler names the bad id
 	}
-	p, ok, err := h.principalOf(id)
+	p, ok, err := s.PrincipalOf(id)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case !ok:
 		return foreignSessionPolicy(id), nil
-	case env.Caller.Kind == api.CallerClient && p != "client:"+env.Caller.Client:
+	case env.Caller.Kind == api.CallerClient && p != model.ClientRecipientPrefix+env.Caller.Client:
 		return otherPrincipalPolicy, nil
 	}
 	return nil, nil
 }
 
-func (h *Host) cancelPolicy(_ context.Context, env route.Env, p api.ThreadCancelParams) (*route.Policy, error) {
-	return h.touchPolicy(env, p.Thread)
+func (s *Service) cancelPolicy(_ context.Context, env route.Env, p api.ThreadCancelParams) (*route.Policy, error) {
+	return s.touchPolicy(env, p.Thread)
+}
+
+// sendPolicy: a turn of a node-bound supervised thread needs what continuing that node's
+// threads needs (supervise.SendPolicy); every other send follows the thread's principal.
+func (s *Service) sendPolicy(ctx context.Context, env route.Env, p api.ThreadSendParams) (*route.Policy, error) {
+	if pol, err := s.opts.Supervised.SendPolicy(ctx, env, p); pol != nil || err != nil {
+		return pol, err
+	}
+	return s.touchPolicy(env, p.Thread)
+}
+
+// watchPolicy: notifications to a client go only to that client asking for itself.
+func watchPolicy(_ context.Context, _ route.Env, p api.ThreadWatchParams) (*route.Policy, error) {
+	name, ok := strings.CutPrefix(p.Notify, model.ClientRecipientPrefix)
+	if !ok {
+		return nil, nil
+	}
+	return &route.Policy{Clients: &route.ClientRule{}, OnlyClient: name,
+		ClientHint: "a client can only ask for notifications to itself: use --notify client:<your name> through your own token"}, nil
 }

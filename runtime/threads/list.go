@@ -1,4 +1,4 @@
-package runtime
+package threads
 
 import (
 	"context"
@@ -30,11 +30,11 @@ type listCursor struct {
 	ID  string `json:"i"`
 }
 
-// ThreadList returns one page of threads, native and external, filtered by cwd, parent,
+// List returns one page of threads, native and external, filtered by cwd, parent,
 // client or ref (the last three from the delegation records).
 //
-// visible, when set, keeps only the threads the caller may see (runtime/principal.go).
-func (h *Host) ThreadList(ctx context.Context, caller api.Caller, p api.ThreadListParams, visible func(model.ThreadID) bool) (api.ThreadListResult, error) {
+// visible, when set, keeps only the threads the caller may see (principal.go).
+func (s *Service) List(ctx context.Context, caller api.Caller, p api.ThreadListParams, visible func(model.ThreadID) bool) (api.ThreadListResult, error) {
 	limit, err := pageLimit(p.Limit)
 	if err != nil {
 		return api.ThreadListResult{}, err
@@ -62,11 +62,11 @@ func (h *Host) ThreadList(ctx context.Context, caller api.Caller, p api.ThreadLi
 		cwd = filepath.Clean(cwd)
 	}
 
-	ids, filtered, err := h.filteredThreads(p)
+	ids, filtered, err := s.filteredThreads(p)
 	if err != nil {
 		return api.ThreadListResult{}, err
 	}
-	rows, err := h.listRows(ctx, ids, filtered)
+	rows, err := s.listRows(ctx, ids, filtered)
 	if err != nil {
 		return api.ThreadListResult{}, err
 	}
@@ -76,70 +76,85 @@ func (h *Host) ThreadList(ctx context.Context, caller api.Caller, p api.ThreadLi
 	if visible != nil {
 		rows = slices.DeleteFunc(rows, func(r listRow) bool { return !visible(model.ThreadID(r.info.ID)) })
 	}
-	field, desc, _ := strings.Cut(sortBy, "-")
-	key := func(r listRow) int64 {
-		switch field {
-		case "updated":
-			return r.info.UpdatedAt.UnixNano()
-		case "recency":
-			return r.recency.UnixNano()
-		}
-		return r.info.CreatedAt.UnixNano()
-	}
-	less := func(ka int64, ida string, kb int64, idb string) bool {
-		if ka != kb {
-			if desc == "desc" {
-				return ka > kb
-			}
-			return ka < kb
-		}
-		if desc == "desc" {
-			return ida > idb
-		}
-		return ida < idb
-	}
-	slices.SortFunc(rows, func(a, b listRow) int {
-		if less(key(a), a.info.ID, key(b), b.info.ID) {
-			return -1
-		}
-		if less(key(b), b.info.ID, key(a), a.info.ID) {
-			return 1
-		}
-		return 0
-	})
+	order := listOrder(sortBy)
+	slices.SortFunc(rows, order.compare)
 	if after != nil {
-		rows = slices.DeleteFunc(rows, func(r listRow) bool { return !less(after.Key, after.ID, key(r), r.info.ID) })
+		rows = slices.DeleteFunc(rows, func(r listRow) bool { return !order.less(after.Key, after.ID, order.key(r), r.info.ID) })
 	}
 	res := api.ThreadListResult{Threads: []model.ThreadInfo{}}
 	for i, r := range rows {
 		if i == limit {
 			last := rows[i-1]
-			res.NextCursor = encodeListCursor(listCursor{Key: key(last), ID: last.info.ID})
+			res.NextCursor = encodeListCursor(listCursor{Key: order.key(last), ID: last.info.ID})
 			break
 		}
-		h.decorate(&r.info)
+		s.Decorate(&r.info)
 		res.Threads = append(res.Threads, r.info)
 	}
 	return res, nil
 }
 
+// rowOrder is a --sort order: a time field, ascending or descending, ties broken by id.
+type rowOrder struct {
+	field string // created, updated or recency
+	desc  bool
+}
+
+func listOrder(sortBy string) rowOrder {
+	field, dir, _ := strings.Cut(sortBy, "-")
+	return rowOrder{field: field, desc: dir == "desc"}
+}
+
+func (o rowOrder) key(r listRow) int64 {
+	switch o.field {
+	case "updated":
+		return r.info.UpdatedAt.UnixNano()
+	case "recency":
+		return r.recency.UnixNano()
+	}
+	return r.info.CreatedAt.UnixNano()
+}
+
+func (o rowOrder) less(ka int64, ida string, kb int64, idb string) bool {
+	if ka != kb {
+		if o.desc {
+			return ka > kb
+		}
+		return ka < kb
+	}
+	if o.desc {
+		return ida > idb
+	}
+	return ida < idb
+}
+
+func (o rowOrder) compare(a, b listRow) int {
+	switch {
+	case o.less(o.key(a), a.info.ID, o.key(b), b.info.ID):
+		return -1
+	case o.less(o.key(b), b.info.ID, o.key(a), a.info.ID):
+		return 1
+	}
+	return 0
+}
+
 // filteredThreads resolves --parent/--client/--ref from the records. filtered is false when
 // no such filter was given (every thread is a candidate).
-func (h *Host) filteredThreads(p api.ThreadListParams) ([]model.ThreadID, bool, error) {
+func (s *Service) filteredThreads(p api.ThreadListParams) ([]model.ThreadID, bool, error) {
 	var sets [][]model.ThreadID
 	if p.Parent != "" {
 		parent, err := model.ParseThreadID(p.Parent)
 		if err != nil {
 			return nil, true, err
 		}
-		ids, err := h.store.ChildrenOf(parent)
+		ids, err := s.deps.Store.ChildrenOf(parent)
 		if err != nil {
 			return nil, true, err
 		}
 		sets = append(sets, ids)
 	}
 	if p.Client != "" {
-		ids, err := h.store.ThreadsOfClient(p.Client)
+		ids, err := s.deps.Store.ThreadsOfClient(p.Client)
 		if err != nil {
 			return nil, true, err
 		}
@@ -150,7 +165,7 @@ func (h *Host) filteredThreads(p api.ThreadListParams) ([]model.ThreadID, bool, 
 		if err != nil {
 			return nil, true, err
 		}
-		ids, err := h.store.ThreadsWithRef(ref)
+		ids, err := s.deps.Store.ThreadsWithRef(ref)
 		if err != nil {
 			return nil, true, err
 		}
@@ -168,19 +183,19 @@ func (h *Host) filteredThreads(p api.ThreadListParams) ([]model.ThreadID, bool, 
 
 // listRows builds rows for the candidates: the given ids when filtered, else every registered
 // thread plus the App Server's catalog.
-func (h *Host) listRows(ctx context.Context, ids []model.ThreadID, filtered bool) ([]listRow, error) {
+func (s *Service) listRows(ctx context.Context, ids []model.ThreadID, filtered bool) ([]listRow, error) {
 	seen := map[string]bool{}
 	var rows []listRow
 	native := map[string]appserver.Thread{}
 	if !filtered {
-		if threads, err := h.nativeCatalog(ctx); err == nil {
+		if threads, err := s.nativeCatalog(ctx); err == nil {
 			for _, th := range threads {
 				native[th.ID] = th
 			}
 		} else if !model.IsCode(err, model.CodeAppServerUnavailable) {
 			return nil, err
 		}
-		if err := h.store.Threads(func(rec model.ThreadRecord) error {
+		if err := s.deps.Store.Threads(func(rec model.ThreadRecord) error {
 			ids = append(ids, rec.ID)
 			return nil
 		}); err != nil {
@@ -192,17 +207,17 @@ func (h *Host) listRows(ctx context.Context, ids []model.ThreadID, filtered bool
 			continue
 		}
 		seen[string(id)] = true
-		rec, err := h.store.Thread(id)
+		rec, err := s.deps.Store.Thread(id)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
 		if th, ok := native[string(id)]; ok {
-			if !h.supervisedCanonical(id) {
+			if !s.opts.Supervised.Canonical(id) {
 				rows = append(rows, listRow{info: harness.NativeThreadInfo(th), recency: recencyOf(th)})
 			}
 			continue
 		}
-		hs, err := h.threadHarness(ctx, id)
+		hs, err := s.Harness(ctx, id)
 		if err != nil {
 			continue // a recorded thread whose harness lost it: nothing to show
 		}
@@ -217,23 +232,17 @@ func (h *Host) listRows(ctx context.Context, ids []model.ThreadID, filtered bool
 		rows = append(rows, listRow{info: snap.Info, recency: recency})
 	}
 	for id, th := range native {
-		if !seen[id] && !h.supervisedCanonical(model.ThreadID(id)) {
+		if !seen[id] && !s.opts.Supervised.Canonical(model.ThreadID(id)) {
 			rows = append(rows, listRow{info: harness.NativeThreadInfo(th), recency: recencyOf(th)})
 		}
 	}
 	return rows, nil
 }
 
-// supervisedCanonical reports the canonical Codex thread of a supervised thread: it is listed
-// once, under the supervised id the user knows, not a second time under its own.
-func (h *Host) supervisedCanonical(id model.ThreadID) bool {
-	return h.supervise.Canonical(id)
-}
-
 // nativeCatalog reads the App Server's stored threads (state database only: fast, and it
 // reads no rollout files).
-func (h *Host) nativeCatalog(ctx context.Context) ([]appserver.Thread, error) {
-	client, err := h.native.Client(ctx)
+func (s *Service) nativeCatalog(ctx context.Context) ([]appserver.Thread, error) {
+	client, err := s.deps.Harnesses.Native().Client(ctx)
 	if err != nil {
 		return nil, err
 	}

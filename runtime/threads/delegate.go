@@ -1,0 +1,308 @@
+package threads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/store"
+)
+
+// origin is the resolved caller of a delegation.
+type origin struct {
+	kind          string // model.OriginThread or model.OriginClient
+	parent        model.ThreadID
+	parentHarness string
+	client        string
+}
+
+func (o origin) key() string {
+	if o.kind == model.OriginThread {
+		return "thread:" + string(o.parent)
+	}
+	return "client:" + o.client
+}
+
+// resolveCaller applies the caller rule: explicit parent thread, then the harness-provided
+// thread id, then the one native thread with an active turn; through the client listener
+// the caller is the client.
+func (s *Service) resolveCaller(ctx context.Context, caller api.Caller, hint api.CallerHint) (origin, error) {
+	for _, given := range []string{hint.ParentThread, hint.EnvThread} {
+		if given == "" {
+			continue
+		}
+		id, err := model.ParseThreadID(given)
+		if err != nil {
+			return origin{}, err
+		}
+		hs, err := s.Harness(ctx, id)
+		if err != nil {
+			return origin{}, err
+		}
+		return origin{kind: model.OriginThread, parent: id, parentHarness: hs.Name()}, nil
+	}
+	if caller.Kind == api.CallerClient {
+		return origin{kind: model.OriginClient, client: caller.Client}, nil
+	}
+	active := s.deps.Harnesses.Native().Active()
+	switch len(active) {
+	case 1:
+		return origin{kind: model.OriginThread, parent: active[0], parentHarness: model.NativeHarness}, nil
+	case 0:
+		return origin{}, model.Errorf(model.CodeFailedPrecondition, "pass --parent-thread <id> to name the delegating thread", "cannot tell which thread is calling: no thread id was given and no native thread has an active turn")
+	}
+	ids := make([]string, len(active))
+	for i, id := range active {
+		ids[i] = string(id)
+	}
+	return origin{}, model.Errorf(model.CodeParentThreadAmbiguous, "pass --parent-thread <id> with your own thread id", "several native threads have an active turn (%s), so the calling thread is ambiguous", strings.Join(ids, ", ")).WithDetail("activeThreads", ids)
+}
+
+// delegation is a checked delegate.start request, ready to run.
+type delegation struct {
+	p          api.DelegateStartParams
+	hs         harness.Harness
+	cwd        string
+	org        origin
+	refs       []string
+	requestKey string
+	dedupeKey  string
+}
+
+// Delegate starts a child thread on a harness and records who delegated it, or returns the
+// child of an earlier identical request.
+func (s *Service) Delegate(ctx context.Context, caller api.Caller, p api.DelegateStartParams) (api.DelegateStartResult, error) {
+	d, err := s.checkDelegation(ctx, caller, p)
+	if err != nil {
+		return api.DelegateStartResult{}, err
+	}
+	unlock := s.keyLocks.Lock(d.requestKey + d.dedupeKey)
+	defer unlock()
+
+	now := s.opts.Now()
+	if e, found, err := s.deps.Store.Idempotent(d.requestKey, d.dedupeKey, now, s.opts.Config().DedupeWindow()); err != nil {
+		return api.DelegateStartResult{}, err
+	} else if found {
+		info, err := s.threadInfo(ctx, e.Thread)
+		if err != nil {
+			return api.DelegateStartResult{}, err
+		}
+		res := api.DelegateStartResult{Thread: info, DelegationID: e.Delegation, Existing: true}
+		return s.watchChild(ctx, d.org, p, res)
+	}
+	res, err := s.startChild(ctx, d, now)
+	if err != nil {
+		return api.DelegateStartResult{}, err
+	}
+	return s.watchChild(ctx, d.org, p, res)
+}
+
+// checkDelegation validates a request, resolves its caller, cwd and refs, and derives its
+// idempotency key: the request id when given, else the task's dedupe key.
+func (s *Service) checkDelegation(ctx context.Context, caller api.Caller, p api.DelegateStartParams) (delegation, error) {
+	hs, ok := s.deps.Harnesses.Harness(p.Harness)
+	if !ok {
+		valid := s.deps.Harnesses.Names()
+		return delegation{}, model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(valid, ", "), "harness %q is not registered; valid harnesses: %s", p.Harness, strings.Join(valid, ", ")).WithDetail("harnesses", valid)
+	}
+	if err := CheckText("task", p.Task); err != nil {
+		return delegation{}, err
+	}
+	if p.WatchTimeoutMs < 0 || int64(p.WatchTimeoutMs) > int64(model.MaxWatchTimeout/time.Millisecond) {
+		return delegation{}, model.Errorf(model.CodeInvalidArgument, "use --watch-timeout-ms between 1 and 604800000 (7 days); the default is 30 minutes", "watch timeout %d ms out of range", p.WatchTimeoutMs)
+	}
+	own, err := model.ValidateRefs(p.Refs)
+	if err != nil {
+		return delegation{}, err
+	}
+	d := delegation{p: p, hs: hs}
+	if d.cwd, err = resolveCwd(p.Cwd, p.Caller.Cwd); err != nil {
+		return delegation{}, err
+	}
+	if d.org, err = s.resolveCaller(ctx, caller, p.Caller); err != nil {
+		return delegation{}, err
+	}
+	var inherited []string
+	if d.org.kind == model.OriginThread {
+		if o, err := s.deps.Store.Origin(d.org.parent); err == nil {
+			inherited = o.Refs
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return delegation{}, err
+		}
+	}
+	if d.refs, err = model.MergeRefs(inherited, own); err != nil {
+		return delegation{}, err
+	}
+	if p.RequestID != "" {
+		if len(p.RequestID) > 256 {
+			return delegation{}, model.Errorf(model.CodeInvalidArgument, "use a request id of at most 256 characters", "request id too long")
+		}
+		d.requestKey = store.RequestKey(d.org.key(), p.RequestID)
+	} else {
+		d.dedupeKey = model.DedupeKey(d.org.key(), p.Harness, p.Task)
+	}
+	return d, nil
+}
+
+// startChild runs a checked delegation: the child, its records and its first turn.
+func (s *Service) startChild(ctx context.Context, d delegation, now time.Time) (api.DelegateStartResult, error) {
+	p, org := d.p, d.org
+	child, delegationID, err := s.StartChild(ctx, Child{Harness: p.Harness, Cwd: d.cwd, Model: p.Model, Task: p.Task,
+		Parent: org.parent, ParentHarness: org.parentHarness, Client: org.client, RequestID: p.RequestID, Refs: d.refs,
+		RequestKey: d.requestKey, DedupeKey: d.dedupeKey, At: now})
+	var failed *ChildError
+	switch {
+	case errors.As(err, &failed) && failed.FirstTurn:
+		return api.DelegateStartResult{}, model.Errorf(model.CodeDelegationFailed, "read the child with `codexhost thread read "+string(child)+"`", "the child thread %s was created but its first turn did not start: %v", child, failed.Err).WithDetail("thread", string(child))
+	case errors.As(err, &failed):
+		return api.DelegateStartResult{}, model.Errorf(model.CodeDelegationFailed, "check the harness with `codexhost harness list` and the runtime log", "start a thread on %s: %v", p.Harness, failed.Err)
+	case err != nil:
+		return api.DelegateStartResult{}, err
+	}
+	info, err := s.threadInfo(ctx, child)
+	if err != nil {
+		// The child exists and its turn started: report what is known rather than lose its id.
+		fmt.Fprintf(s.opts.Log, "read new child %s: %v\n", child, err)
+		info = model.ThreadInfo{ID: string(child), Link: child.Link(), Harness: p.Harness, Status: model.ThreadActive, Cwd: d.cwd, Model: p.Model, CreatedAt: now, UpdatedAt: now}
+		s.Decorate(&info)
+	}
+	return api.DelegateStartResult{Thread: info, DelegationID: delegationID}, nil
+}
+
+// Child is a thread to start with a first turn, delegated by a thread (Parent) or a client.
+type Child struct {
+	Harness    string // a registered harness
+	Cwd, Model string
+	Task       string // the first turn's text
+	// Parent is the delegating thread, on ParentHarness; "" when Client delegates.
+	Parent        model.ThreadID
+	ParentHarness string
+	Client        string
+	RequestID     string
+	Refs          []string
+	// RequestKey and DedupeKey make the start findable by an identical later request.
+	RequestKey, DedupeKey string
+	// At is the time of the records; zero means when the harness started the thread.
+	At time.Time
+}
+
+// ChildError is a failed step of StartChild: the harness's start (no thread exists), or the
+// first turn (the thread exists and is recorded, its delegation marked failed).
+type ChildError struct {
+	FirstTurn bool
+	Thread    model.ThreadID
+	Err       error
+}
+
+func (e *ChildError) Error() string {
+	if e.FirstTurn {
+		return fmt.Sprintf("the thread %s was created but its first turn did not start: %v", e.Thread, e.Err)
+	}
+	return fmt.Sprintf("start a thread: %v", e.Err)
+}
+
+func (e *ChildError) Unwrap() error { return e.Err }
+
+// StartChild starts a thread, records it with its origin (and its delegation when a thread
+// delegated it) in one write, and starts its first turn. It returns the thread and the
+// delegation id ("" for a client's thread).
+func (s *Service) StartChild(ctx context.Context, c Child) (model.ThreadID, string, error) {
+	hs, ok := s.deps.Harnesses.Harness(c.Harness)
+	if !ok {
+		return "", "", model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(s.deps.Harnesses.Names(), ", "), "harness %q is not registered", c.Harness)
+	}
+	child, err := hs.Start(ctx, harness.StartRequest{Cwd: c.Cwd, Model: c.Model})
+	if err != nil {
+		return "", "", &ChildError{Err: err}
+	}
+	now := c.At
+	if now.IsZero() {
+		now = s.opts.Now()
+	}
+	kind := model.OriginClient
+	if c.Parent != "" {
+		kind = model.OriginThread
+	}
+	rec := store.NewDelegation{
+		Origin:     model.Origin{V: 1, Thread: child, Kind: kind, ParentThread: c.Parent, Client: c.Client, RequestID: c.RequestID, Refs: c.Refs, CreatedAt: now},
+		Thread:     model.ThreadRecord{V: 1, ID: child, Harness: c.Harness, Cwd: c.Cwd, Model: c.Model, CreatedAt: now, UpdatedAt: now, RecencyAt: now},
+		RequestKey: c.RequestKey,
+		DedupeKey:  c.DedupeKey,
+	}
+	if kind == model.OriginThread {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return "", "", err
+		}
+		rec.Delegation = &model.Delegation{V: 1, ID: id.String(), ParentThread: c.Parent, ChildThread: child, ParentHarness: c.ParentHarness, TargetHarness: c.Harness, Status: model.DelegationStarting, RequestID: c.RequestID, CreatedAt: now, UpdatedAt: now}
+		rec.Origin.DelegationID = rec.Delegation.ID
+	}
+	if err := s.deps.Store.SaveDelegation(rec); err != nil {
+		return "", "", err
+	}
+	if _, err := hs.Send(ctx, child, c.Task); err != nil {
+		_ = s.deps.Store.SetDelegationStatus(child, model.DelegationFailed, s.opts.Now())
+		return child, rec.Origin.DelegationID, &ChildError{FirstTurn: true, Thread: child, Err: err}
+	}
+	return child, rec.Origin.DelegationID, nil
+}
+
+// watchChild registers, for `delegate start --watch true`, a watch on the child that
+// notifies the resolved caller.
+func (s *Service) watchChild(ctx context.Context, org origin, p api.DelegateStartParams, res api.DelegateStartResult) (api.DelegateStartResult, error) {
+	if !p.Watch {
+		return res, nil
+	}
+	notify := string(org.parent)
+	if org.kind == model.OriginClient {
+		notify = model.ClientRecipientPrefix + org.client
+	}
+	w, err := s.opts.Watch().Register(ctx, model.ThreadID(res.Thread.ID), notify, time.Duration(p.WatchTimeoutMs)*time.Millisecond)
+	if err != nil {
+		return res, err
+	}
+	res.Watch = &w
+	return res, nil
+}
+
+// threadInfo reads a thread's metadata with its origin and refs.
+func (s *Service) threadInfo(ctx context.Context, id model.ThreadID) (model.ThreadInfo, error) {
+	hs, err := s.Harness(ctx, id)
+	if err != nil {
+		return model.ThreadInfo{}, err
+	}
+	snap, err := hs.Read(ctx, id, harness.ReadRequest{})
+	if err != nil {
+		return model.ThreadInfo{}, err
+	}
+	s.Decorate(&snap.Info)
+	return snap.Info, nil
+}
+
+// resolveCwd picks the working directory of a new thread: --cwd, else the caller's.
+func resolveCwd(given, callerCwd string) (string, error) {
+	cwd := given
+	if cwd == "" {
+		cwd = callerCwd
+	}
+	if cwd == "" {
+		return "", nil
+	}
+	if !filepath.IsAbs(cwd) {
+		return "", model.Errorf(model.CodeInvalidArgument, "pass an absolute directory to --cwd", "cwd %q is not absolute", cwd)
+	}
+	st, err := os.Stat(cwd)
+	if err != nil || !st.IsDir() {
+		return "", model.Errorf(model.CodeInvalidArgument, "pass an existing directory to --cwd", "cwd %q is not a directory", cwd)
+	}
+	return filepath.Clean(cwd), nil
+}

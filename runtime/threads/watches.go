@@ -1,0 +1,123 @@
+package threads
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/runtime/watch"
+)
+
+// Watches: registering them (thread.watch, delegate start --watch), listing them, a client's
+// event log, and the engine's view of threads (WatchRead, WatchSend), which reads and sends as
+// thread read and thread send do.
+
+// WatchSend delivers a notification through `thread send`, telling the engine which failures
+// started no turn and which recipients cannot take a turn here at all.
+func (s *Service) WatchSend(ctx context.Context, recipient model.ThreadID, text string) error {
+	hs, err := s.Harness(ctx, recipient)
+	if err != nil {
+		if model.IsCode(err, model.CodeFailedPrecondition) {
+			// Its harness is no longer configured: no turn can start here.
+			return watch.ReadOnly(harness.NotStarted(err))
+		}
+		return harness.NotStarted(err)
+	}
+	// The harness's Send is what `thread send` runs; its read-back is skipped so that a failed
+	// read after a started turn is not mistaken for an unknown delivery outcome.
+	_, err = hs.Send(ctx, recipient, text)
+	if hs.Kind() == model.HarnessNative && model.IsCode(err, model.CodeFailedPrecondition) && harness.IsNotStarted(err) {
+		// The App Server refused to open it for writing: held by another Codex process, or archived.
+		return watch.ReadOnly(err)
+	}
+	return err
+}
+
+// WatchRead is the engine's view of a thread: running or not, and its latest turn.
+func (s *Service) WatchRead(ctx context.Context, id model.ThreadID) (watch.ThreadState, error) {
+	hs, err := s.Harness(ctx, id)
+	if err != nil {
+		return watch.ThreadState{}, err
+	}
+	snap, err := hs.Read(ctx, id, harness.ReadRequest{})
+	if err != nil {
+		return watch.ThreadState{}, err
+	}
+	// External turns are processes of this runtime: their ends always arrive as events.
+	st := watch.ThreadState{Running: Running(snap.Info), Owned: hs.Kind() == model.HarnessExternal}
+	if t := snap.Info.LastTurn; t != nil {
+		st.TurnID, st.TurnStatus = t.ID, t.Status
+	}
+	return st, nil
+}
+
+// Watch registers a one-shot notification for when a thread stops. The notified party
+// is --notify, else the harness-provided thread id, else the calling client; never guessed
+// from active turns.
+func (s *Service) Watch(ctx context.Context, caller api.Caller, p api.ThreadWatchParams) (api.WatchResult, error) {
+	thread, err := ParseThread(p.Thread)
+	if err != nil {
+		return api.WatchResult{}, err
+	}
+	notify, err := s.watchRecipient(ctx, caller, p.Notify, p.Caller.EnvThread)
+	if err != nil {
+		return api.WatchResult{}, err
+	}
+	if notify == string(thread) {
+		return api.WatchResult{}, model.Errorf(model.CodeInvalidArgument, "pass --notify with another thread, or watch another thread", "a thread cannot be notified of its own stop")
+	}
+	if p.TimeoutMs < 0 || p.TimeoutMs > int64(model.MaxWatchTimeout/time.Millisecond) {
+		return api.WatchResult{}, model.Errorf(model.CodeInvalidArgument, "use --timeout-ms between 1 and 604800000 (7 days); the default is 30 minutes", "watch timeout %d ms out of range", p.TimeoutMs)
+	}
+	return s.opts.Watch().Register(ctx, thread, notify, time.Duration(p.TimeoutMs)*time.Millisecond)
+}
+
+func (s *Service) watchRecipient(ctx context.Context, caller api.Caller, notify, envThread string) (string, error) {
+	if strings.HasPrefix(notify, model.ClientRecipientPrefix) {
+		return notify, nil // only that client itself may ask: watchPolicy
+	}
+	given := notify
+	if given == "" {
+		given = envThread
+	}
+	if given == "" {
+		if caller.Kind == api.CallerClient {
+			return model.ClientRecipientPrefix + caller.Client, nil
+		}
+		return "", model.Errorf(model.CodeInvalidArgument, "pass --notify <thread id> (or client:<name> through a client token)", "no one to notify: --notify was not given and CODEXHOST_THREAD_ID is not set")
+	}
+	id, err := model.ParseThreadID(given)
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.Harness(ctx, id); err != nil {
+		return "", err
+	}
+	return string(id), nil
+}
+
+// Watches lists watching, pending and the latest undeliverable watches.
+func (s *Service) Watches() api.WatchesResult { return s.opts.Watch().List() }
+
+// ClientEvents reads the calling client's durable event log.
+func (s *Service) ClientEvents(caller api.Caller, p api.ClientEventsParams) (api.ClientEventsResult, error) {
+	limit, err := pageLimit(p.Limit)
+	if err != nil {
+		return api.ClientEventsResult{}, err
+	}
+	events, err := s.deps.Store.ClientEvents(caller.Client, p.After, limit)
+	if err != nil {
+		return api.ClientEventsResult{}, err
+	}
+	res := api.ClientEventsResult{Events: events, NextCursor: p.After}
+	if res.Events == nil {
+		res.Events = []model.ClientEvent{}
+	}
+	if n := len(events); n > 0 {
+		res.NextCursor = events[n-1].Cursor
+	}
+	return res, nil
+}
