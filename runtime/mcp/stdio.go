@@ -66,9 +66,10 @@ func guard(in io.Reader, pw *io.PipeWriter, out io.Writer, limit int) {
 // readLine reads one line without its line ending. A line longer than limit is read to its
 // end and dropped: line is nil and size says how long it was.
 func readLine(br *bufio.Reader, limit int) (line []byte, size int, err error) {
-	var buf []byte
+	var buf, chunk []byte
 	for {
-		chunk, e := br.ReadSlice('\n')
+		var e error
+		chunk, e = br.ReadSlice('\n')
 		size += len(chunk)
 		if size <= limit+2 { // room for "\r\n"
 			buf = append(buf, chunk...)
@@ -79,7 +80,7 @@ func readLine(br *bufio.Reader, limit int) (line []byte, size int, err error) {
 		}
 	}
 	if size > limit+2 {
-		return nil, size, err
+		return nil, size - (len(chunk) - len(bytes.TrimRight(chunk, "\r\n"))), err
 	}
 	line = bytes.TrimRight(buf, "\r\n")
 	if len(line) > limit {
