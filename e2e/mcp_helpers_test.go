@@ -43,7 +43,7 @@ func (h *host) mcpEnv(token string) []string {
 }
 
 // mcpStdio connects the SDK's client to `codexhost mcp` over stdio (the built binary).
-func mcpStdio(t *testing.T, env []string, args ...string) *sdk.ClientSession {
+func mcpStdio(t testing.TB, env []string, args ...string) *sdk.ClientSession {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"mcp"}, args...)...)
 	cmd.Env = env
@@ -60,10 +60,13 @@ func mcpStdio(t *testing.T, env []string, args ...string) *sdk.ClientSession {
 }
 
 // mcpHTTP starts `codexhost mcp --listen 127.0.0.1:0` on the host's home and returns its URL.
-func mcpHTTP(t *testing.T, h *host) string {
+func mcpHTTP(t *testing.T, h *host) string { return startMCPHTTP(t, h.mcpEnv("")) }
+
+// startMCPHTTP starts `codexhost mcp --listen 127.0.0.1:0` with env and returns its URL.
+func startMCPHTTP(t testing.TB, env []string) string {
 	t.Helper()
 	cmd := exec.Command(bin, "mcp", "--listen", "127.0.0.1:0")
-	cmd.Env = h.mcpEnv("")
+	cmd.Env = env
 	cmd.Dir = t.TempDir()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, err := cmd.StderrPipe()
@@ -108,7 +111,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // httpSession connects the SDK's client over Streamable HTTP with token.
-func httpSession(t *testing.T, url, token string) (*sdk.ClientSession, error) {
+func httpSession(t testing.TB, url, token string) (*sdk.ClientSession, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 	defer cancel()
