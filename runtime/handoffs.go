@@ -56,7 +56,8 @@ func (h *Host) closeHandoffs() {
 // handoffRoutes are handoff.* and task.*: agents and named clients (no operator scope
 // needed) create, list, show and start within the [handoff] policy, read status and results
 // and cancel; confirming a high-risk task (task.confirm, or task.start with confirmHighRisk)
-// is for the home's operator client only.
+// is for the home's operator client only. skill.* (route, read, bundle over the approved
+// skill roots) are open like handoff.create, which routes the same skills.
 func (h *Host) handoffRoutes() []route.Route {
 	return []route.Route{
 		handoffRoute(h, api.MethodHandoffCreate, route.Everyone, nil, (*handoff.Service).Create),
@@ -67,6 +68,9 @@ func (h *Host) handoffRoutes() []route.Route {
 		handoffRoute(h, api.MethodTaskResult, route.Everyone, nil, (*handoff.Service).Result),
 		handoffRoute(h, api.MethodTaskCancel, route.Everyone, nil, (*handoff.Service).Cancel),
 		handoffRoute(h, api.MethodTaskConfirm, confirmPolicy, nil, (*handoff.Service).Confirm),
+		handoffRoute(h, api.MethodSkillRoute, route.Everyone, nil, (*handoff.Service).SkillRoute),
+		handoffRoute(h, api.MethodSkillRead, route.Everyone, nil, (*handoff.Service).SkillRead),
+		handoffRoute(h, api.MethodSkillBundle, route.Everyone, nil, (*handoff.Service).SkillBundle),
 	}
 }
 

@@ -81,6 +81,9 @@ func permissionTable() []permissionCase {
 		{api.MethodTaskResult, api.TaskResultParams{}, notNode},
 		{api.MethodTaskCancel, api.TaskCancelParams{}, notNode},
 		{api.MethodTaskConfirm, api.TaskConfirmParams{}, []string{asOperator}},
+		{api.MethodSkillRoute, api.SkillRouteParams{Task: "permission table"}, notNode},
+		{api.MethodSkillRead, api.SkillReadParams{Skill: "none"}, notNode},
+		{api.MethodSkillBundle, api.SkillBundleParams{Skill: "none"}, notNode},
 		{api.MethodNodeDescribe, nil, []string{asNode}},
 		{api.MethodNodeInvoke, api.NodeInvokeParams{Command: "no.such.command"}, []string{asNode}},
 	}

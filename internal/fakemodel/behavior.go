@@ -24,14 +24,15 @@ const (
 // Behavior is what the server does for one request to /responses.
 // Build one with Reply, HTTPError, Truncated, Slow, Hang, Failed, Shell or FunctionCall.
 type Behavior struct {
-	mode     mode
-	text     string // reply text, or the error message of an HTTP error
-	command  string // the command of a Shell call
-	tool     string // the tool of a FunctionCall
-	args     string // the JSON arguments of a FunctionCall
-	status   int
-	delay    time.Duration
-	duration time.Duration
+	mode      mode
+	text      string // reply text, or the error message of an HTTP error
+	command   string // the command of a Shell call
+	tool      string // the tool of a FunctionCall
+	args      string // the JSON arguments of a FunctionCall
+	namespace string // the namespace tool a FunctionCall must be offered in (MCPToolCall)
+	status    int
+	delay     time.Duration
+	duration  time.Duration
 }
 
 // Reply streams an assistant message with text, one output_text.delta per word,

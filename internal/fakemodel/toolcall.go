@@ -89,15 +89,19 @@ func callStep(b Behavior, n int, body map[string]any) Behavior {
 	if err := json.Unmarshal([]byte(b.args), &obj); err != nil || obj == nil {
 		return badRequest(fmt.Errorf("mode call: the arguments of %s are not a JSON object: %s", b.tool, b.args))
 	}
-	if _, ok := offeredTool(body, b.tool); !ok {
-		return badRequest(fmt.Errorf("mode call: the request does not offer the tool %s (it offers %v)", b.tool, toolNames(body)))
+	if _, ok := b.offeredIn(body); !ok {
+		name := b.tool
+		if b.namespace != "" {
+			name = b.namespace + "." + b.tool
+		}
+		return badRequest(fmt.Errorf("mode call: the request does not offer the tool %s (it offers %v)", name, toolNames(body)))
 	}
 	return b
 }
 
 // serveFunctionCall streams a response made of one function_call of b's tool.
 func serveFunctionCall(w http.ResponseWriter, b Behavior, n int, body map[string]any) (disconnected bool) {
-	namespace, _ := offeredTool(body, b.tool)
+	namespace, _ := b.offeredIn(body)
 	return sendFunctionCall(w, n, namespace, b.tool, b.args)
 }
 

@@ -51,6 +51,7 @@ type HandoffSummary struct {
 	Goal             bool              `json:"goal,omitempty"`
 	HandoffFile      string            `json:"handoffFile"`
 	SkillActivations []SkillActivation `json:"skillActivations,omitempty"`
+	CreatedBy        string            `json:"createdBy,omitempty"` // runtime, or client:NAME
 	CreatedAt        time.Time         `json:"createdAt"`
 }
 

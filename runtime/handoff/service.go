@@ -43,6 +43,8 @@ type Service struct {
 	runs    map[model.ThreadID]*run
 	closed  bool
 	workers sync.WaitGroup
+
+	actMu sync.Mutex // the skill activations file
 }
 
 // New opens the service on a home. A task that was running when the runtime stopped reads
@@ -182,6 +184,7 @@ func (s *Service) routeSkills(pol config.Handoff, h *model.Handoff) (SkillRoutin
 		h.SkillContext = append(h.SkillContext, r.ContextLine())
 		routing.Activations = append(routing.Activations, Activation{Skill: r.Skill.Name})
 	}
+	routing.Activations = s.withActivations(routing) // recorded as they stand at create
 	return routing, h.Validate()
 }
 
@@ -195,11 +198,11 @@ func apiRecs(r SkillRouting) []api.SkillRecommendation {
 
 func (s *Service) summary(rec model.HandoffRecord, h model.Handoff, dir string, routing SkillRouting) api.HandoffSummary {
 	acts := make([]api.SkillActivation, 0, len(routing.Activations))
-	for _, a := range routing.Activations {
+	for _, a := range s.withActivations(routing) {
 		acts = append(acts, api.SkillActivation{Skill: a.Skill, Activated: a.Activated, ActivationID: a.ActivationID})
 	}
 	return api.HandoffSummary{HandoffID: rec.ID, Title: h.Title, RiskLevel: rec.Risk, Operations: rec.Operations, Root: rec.Root, Dir: dir,
-		Goal: h.Goal(), HandoffFile: s.files.HandoffPath(rec.ID), SkillActivations: acts, CreatedAt: rec.CreatedAt}
+		Goal: h.Goal(), HandoffFile: s.files.HandoffPath(rec.ID), SkillActivations: acts, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt}
 }
 
 // load reads a handoff's record, file and routing.

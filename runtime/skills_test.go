@@ -1,0 +1,132 @@
+package runtime
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
+)
+
+// skillHost is a handoff host with one approved skill root holding a "docs-writer" skill
+// whose SKILL.md references a file of its own, a missing file, a file outside its folder by
+// `..` and one through a symlink; the secret each escape points at lies in the skill root.
+func skillHost(t *testing.T) (*testHost, string) {
+	t.Helper()
+	skills, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(skills, "docs")
+	write := func(path, body string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "SKILL.md"), "---\nname: docs-writer\ndescription: Write documentation pages for handoffs\n---\n"+
+		"Follow [the style guide](references/style.md) and run `scripts/check.sh`.\n"+
+		"See also [missing](references/none.md), [the secret](../secret.txt) and [linked](references/link.md).\n")
+	write(filepath.Join(dir, "references", "style.md"), "# Style\nShort sentences.\n")
+	write(filepath.Join(dir, "scripts", "check.sh"), "#!/bin/sh\necho ok\n")
+	write(filepath.Join(skills, "secret.txt"), "TOPSECRET\n")
+	if err := os.Symlink(filepath.Join(skills, "secret.txt"), filepath.Join(dir, "references", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	th, root := handoffHost(t, hostOptions{}, func(c *config.Config) { c.Handoff.SkillRoots = []string{skills} })
+	return th, root
+}
+
+// Scenario: S004-08 — skill.bundle includes referenced files only with an activation id of
+// that skill; references that leave the skill folder are refused, never read.
+func TestS004_08_SkillBundleIsActivationGated(t *testing.T) {
+	th, _ := skillHost(t)
+	c := th.client("bot")
+
+	routed := call[api.SkillRouteResult](t, c, api.MethodSkillRoute, api.SkillRouteParams{Task: "write the handoff documentation"})
+	if len(routed.Recommendations) != 1 || routed.Recommendations[0].Name != "docs-writer" || routed.Recommendations[0].Score == 0 || routed.Recommendations[0].Reason == "" {
+		t.Fatalf("route %+v", routed)
+	}
+
+	before := call[api.SkillBundleResult](t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer"})
+	if before.Activated || len(before.Files) != 1 || before.Files[0].Path != "SKILL.md" || len(before.Notes) == 0 {
+		t.Fatalf("bundle without activation: %+v", before)
+	}
+	if !slices.Equal(before.References, []string{"references/style.md", "scripts/check.sh", "references/none.md", "../secret.txt", "references/link.md"}) {
+		t.Fatalf("references %v", before.References)
+	}
+
+	read := call[api.SkillReadResult](t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "docs-writer", MaxBytes: 1000})
+	if !strings.HasPrefix(read.ActivationID, "act_") || !strings.Contains(read.Content, "style guide") || read.Truncated || len(read.SHA256) != 64 {
+		t.Fatalf("read %+v", read)
+	}
+	after := call[api.SkillBundleResult](t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs", ActivationID: read.ActivationID})
+	var paths []string
+	for _, f := range after.Files {
+		paths = append(paths, f.Path)
+		if strings.Contains(f.Content, "TOPSECRET") {
+			t.Fatalf("escaped content bundled: %+v", f)
+		}
+		if len(f.SHA256) != 64 || f.Size == 0 {
+			t.Fatalf("file %+v", f)
+		}
+	}
+	if !after.Activated || !slices.Equal(paths, []string{"SKILL.md", "references/style.md", "scripts/check.sh"}) {
+		t.Fatalf("activated bundle %v: %+v", paths, after)
+	}
+	refused := map[string]string{}
+	for _, r := range after.Refused {
+		refused[r.Reference] = r.Reason
+	}
+	if !strings.Contains(refused["../secret.txt"], "escapes") || !strings.Contains(refused["references/link.md"], "outside the skill folder") || refused["references/none.md"] == "" {
+		t.Fatalf("refused %+v", after.Refused)
+	}
+
+	// An id of a read must belong to the skill bundled, and be one the runtime issued.
+	forged := call[api.SkillBundleResult](t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer", ActivationID: "act_019a0000-0000-7000-8000-000000000000"})
+	if forged.Activated || len(forged.Files) != 1 {
+		t.Fatalf("forged activation: %+v", forged)
+	}
+	none := 0
+	capped := call[api.SkillBundleResult](t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer", ActivationID: read.ActivationID, MaxReferenceFiles: &none})
+	if len(capped.Files) != 1 || len(capped.Omitted) != 2 {
+		t.Fatalf("maxReferenceFiles 0: %+v", capped)
+	}
+	callErr(t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "docs-writer", MaxBytes: 999}, model.CodeInvalidArgument)
+	callErr(t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "nope"}, model.CodeInvalidArgument)
+	callErr(t, c, api.MethodSkillRoute, api.SkillRouteParams{Task: "x", SkillRoot: t.TempDir()}, model.CodeFailedPrecondition)
+}
+
+// Scenario: S004-08 — handoff.create records whether each recommended skill was read, and a
+// later read shows on the handoff.
+func TestS004_08_HandoffRecordsSkillActivations(t *testing.T) {
+	th, root := skillHost(t)
+	c := th.client("bot")
+	h := demoHandoff(projectDir(t, root, "p"))
+	h["skillTask"] = "write documentation"
+	created := createHandoff(t, c, h)
+	acts := created.Handoff.SkillActivations
+	if len(acts) != 1 || acts[0].Skill != "docs-writer" || acts[0].Activated {
+		t.Fatalf("activations at create %+v", acts)
+	}
+	read := call[api.SkillReadResult](t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "docs-writer"})
+	shown := call[api.HandoffShowResult](t, c, api.MethodHandoffShow, api.HandoffShowParams{HandoffID: created.HandoffID})
+	if a := shown.Summary.SkillActivations; len(a) != 1 || !a[0].Activated || a[0].ActivationID != read.ActivationID {
+		t.Fatalf("activations after the read %+v", a)
+	}
+	again := createHandoff(t, c, h)
+	if a := again.Handoff.SkillActivations; len(a) != 1 || !a[0].Activated {
+		t.Fatalf("activations of a handoff created after the read %+v", a)
+	}
+	st, err := os.Stat(filepath.Join(th.home, "skills", "activations.jsonl"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("activations file %v %v", st, err)
+	}
+}
