@@ -68,7 +68,7 @@ func mcpLog(home string) (*slog.Logger, io.Writer, func()) {
 }
 
 func serveMCPStdio(ctx context.Context, cmd *cobra.Command, o operatorCommand) error {
-	home, err := homeDir()
+	home, err := homeDir(ctx)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func serveMCPHTTP(ctx context.Context, cmd *cobra.Command, o operatorCommand, ad
 		return err
 	}
 	defer ln.Close()
-	home, err := homeDir()
+	home, err := homeDir(ctx)
 	if err != nil {
 		return err
 	}
