@@ -102,6 +102,12 @@ func (c *Catalog) Warm() {
 	now := c.opts.Now()
 	for _, h := range c.hosts {
 		h.used(now)
+		if h.titles != nil {
+			// Its sweep reads the pages ahead too.
+			c.loadTitles(h)
+			c.revalidate(h)
+			continue
+		}
 		c.readAhead(h, 0)
 	}
 	c.keepWarm()
@@ -145,6 +151,10 @@ func (c *Catalog) refresh() {
 	now := c.opts.Now()
 	for _, h := range c.hosts {
 		if now.Sub(h.lastUsed()) < c.opts.KeepWarm {
+			if h.titles != nil && c.titlesDue(h, now) {
+				c.revalidate(h) // its sweep renews the pages too
+				continue
+			}
 			c.readAhead(h, 2*c.refreshEvery())
 		}
 	}
