@@ -15,10 +15,9 @@ import (
 // the start (Warm), an index in use is renewed before its pages expire (keep-warm), and a
 // page read again is spliced onto the resident pages after it (list.go), so that new
 // threads cost one page, not a new read of the host. A search on a running runtime is so
-// served from memory. Nothing is persisted: a stored
-// index could not be checked cheaply, since renaming or archiving a thread does not move it
-// in any native order, and only a full read shows such changes made while the runtime was
-// down.
+// served from memory. Titles are also kept in a file per local host (titles.go): a runtime
+// just started answers a search from it once it is checked, marked revalidating until a
+// full read (its sweep, which also reads these pages ahead) confirmed it.
 
 // DefaultKeepWarm is how long after its last use a host's index is kept warm.
 const DefaultKeepWarm = 10 * time.Minute
