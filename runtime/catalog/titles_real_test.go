@@ -57,14 +57,14 @@ func TestAppServerUpdatedAtOrdering(t *testing.T) {
 	// threads were made in, so a move to the head would show.
 	time.Sleep(1100 * time.Millisecond)
 	before := listByUpdated(t, c, false)
-	_, oldA := rowOf(before, a)
+	posA, oldA := rowOf(before, a)
 	if err := c.Call(ctx, "thread/name/set", map[string]any{"threadId": a, "name": "alpha renamed"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	after := listByUpdated(t, c, false)
 	i, newA := rowOf(after, a)
-	if i < 0 || newA.Name == nil || *newA.Name != "alpha renamed" || newA.UpdatedAt != oldA.UpdatedAt || after[0].ID == a {
-		t.Fatalf("rename: expected the new name, the same updatedAt and no move to the head; got at %d %+v (before %+v)", i, newA, oldA)
+	if i < 0 || newA.Name == nil || *newA.Name != "alpha renamed" || newA.UpdatedAt != oldA.UpdatedAt || i != posA {
+		t.Fatalf("rename: expected the new name, the same updatedAt and place; got at %d %+v (before at %d %+v)", i, newA, posA, oldA)
 	}
 	_, oldB := rowOf(after, b)
 	if err := appserver.On(c).ThreadArchive(ctx, b); err != nil {
