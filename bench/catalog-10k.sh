@@ -34,6 +34,10 @@ echo "== in process (go test -bench; ns/op)"
 CODEXHOST_BENCH_HOME="$bench_home" go test -count=1 -run '^$' -bench '^BenchmarkCatalog10k$' -benchtime "${BENCHTIME:-10x}" ./runtime/catalog/ |
   grep -E '^Benchmark|^ok|FAIL'
 
+echo "== title index, in process (go test -bench; ns/op)"
+CODEXHOST_BENCH_HOME="$bench_home" go test -count=1 -run '^$' -bench '^BenchmarkTitles10k$' -benchtime "${BENCHTIME:-10x}" -v ./runtime/catalog/ |
+  grep -E '^Benchmark|index file|^ok|FAIL'
+
 echo "== end to end (codexhost serve + codexhost sessions; wall ms per command)"
 tmp="$(mktemp -d /tmp/chb.XXXX)"
 bin="$tmp/codexhost"
@@ -89,3 +93,21 @@ if [ -n "${IDLE_SECONDS:-}" ]; then # past the life of a page (1 min): kept warm
   sleep "$IDLE_SECONDS"
   echo "search over all, $IDLE_SECONDS s after the last one: $(search_all)"
 fi
+
+# The title index: the runtimes above wrote it under the home.
+stop_serve
+echo "title index on disk: $(du -cb "$CODEXHOST_HOME"/catalog-index/* | tail -1 | cut -f1) bytes"
+oneshot() { # a one-shot CLI search with no runtime running: it embeds one, which starts the App Server
+  local s e out
+  s=$(date +%s%N); out="$("$bin" sessions --host gateway:local --search needle --limit 50 --json)"; e=$(date +%s%N)
+  echo "$(( (e - s) / 1000000 )) ($(printf '%s' "$out" | grep -o '"id":' | wc -l) matches, revalidating: $(printf '%s' "$out" | grep -c '"revalidating":true'))"
+}
+echo "one-shot sessions --search, no runtime running, index present: $(oneshot)"
+echo "one-shot sessions --search, again: $(oneshot)"
+start_serve
+echo "search over all, runtime just started with the index present: $(search_all)"
+echo "runtime RSS: $(grep VmRSS /proc/"$serve_pid"/status | tr -s ' ' | cut -d' ' -f2-)"
+stop_serve
+runs="${VERSION_RUNS:-50}"
+s=$(date +%s%N); for _ in $(seq "$runs"); do "$bin" version >/dev/null; done; e=$(date +%s%N)
+echo "codexhost version, mean of $runs runs: $(( (e - s) / runs / 1000 )) µs"

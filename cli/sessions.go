@@ -55,6 +55,9 @@ func printSessions(w io.Writer, res api.CatalogSessionsResult, search string) {
 			continue
 		}
 		fmt.Fprintf(w, "%s  %d session(s)\n", h.Host, len(h.Sessions))
+		if h.Revalidating {
+			fmt.Fprintln(w, "  (from the title index, still being checked: a title changed elsewhere since the last check may not match yet)")
+		}
 		if len(h.Sessions) > 0 {
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "  ID\tSTATUS\tUPDATED\tSOURCE\tCWD\tTITLE")

@@ -61,7 +61,8 @@ func (h *Host) startCatalog(cfg *config.Config, appEnv []string, logDir string) 
 	if err != nil {
 		return err
 	}
-	cat, err := catalog.New(specs, catalog.Options{Key: key, Now: h.opts.Now, Log: h.opts.Log, KeepWarm: catalog.DefaultKeepWarm})
+	cat, err := catalog.New(specs, catalog.Options{Key: key, Now: h.opts.Now, Log: h.opts.Log, KeepWarm: catalog.DefaultKeepWarm,
+		IndexDir: filepath.Join(h.opts.Home, "catalog-index")})
 	if err != nil {
 		return err
 	}

@@ -340,6 +340,11 @@ type CatalogHostSessions struct {
 	Sessions   []CatalogSession `json:"sessions"`
 	NextCursor string           `json:"nextCursor,omitempty"`
 	Error      *model.Error     `json:"error,omitempty"`
+	// Revalidating marks a search answered from the host's title index before it was
+	// confirmed by a full read of the host: archived threads are already left out, a thread
+	// renamed elsewhere meanwhile may show under its old title. A call that asked for
+	// progress gets the page again once the index is exact.
+	Revalidating bool `json:"revalidating,omitempty"`
 }
 
 // CatalogSessionsResult groups the pages by host, the default local host first.

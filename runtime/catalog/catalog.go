@@ -77,6 +77,9 @@ type Options struct {
 	// KeepWarm keeps a host's index warm for this long after its last use (warm.go): its
 	// pages are read again in the background before they expire. Zero turns it off.
 	KeepWarm time.Duration
+	// IndexDir keeps a title index per local host in files there (titles*.go), so that a
+	// runtime just started answers a search at once; empty keeps none.
+	IndexDir string
 }
 
 // Catalog serves the hosts. Its methods are safe for concurrent use.
@@ -111,6 +114,12 @@ type host struct {
 
 	fl     flights      // pages being read (warm.go)
 	usedAt atomic.Int64 // last list of the host, unix ns, for keep-warm
+
+	// titles is the host's title index (titles.go), nil when none is kept.
+	titles     *titles
+	titlesPath string
+	titlesOnce sync.Once   // the file is read once
+	titlesBusy atomic.Bool // a revalidation runs
 }
 
 // health is the outcome of the last attempt to reach the host.
@@ -168,6 +177,9 @@ func New(specs []HostSpec, opts Options) (*Catalog, error) {
 			return nil, fmt.Errorf("catalog: host %q is given twice", s.ID)
 		}
 		h := &host{spec: s}
+		if _, node := s.Source.(*NodeSource); opts.IndexDir != "" && !node {
+			h.titles, h.titlesPath = newTitles(), titlesPath(opts.IndexDir, s.ID)
+		}
 		h.idx.init()
 		h.live.init()
 		c.hosts = append(c.hosts, h)

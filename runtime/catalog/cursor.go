@@ -33,6 +33,8 @@ type cursorBody struct {
 	// Sessions: rows of that native page already returned, and the search it belongs to.
 	Offset int    `json:"o,omitempty"`
 	Search string `json:"q,omitempty"`
+	// After is the last row a search answered from the title index gave ("createdAt|id").
+	After string `json:"x,omitempty"`
 	// Transcript: the thread, the direction (older or newer) and a turn to drop when the
 	// App Server returns it first (its cursors of a page's far end include that turn).
 	Thread string `json:"t,omitempty"`

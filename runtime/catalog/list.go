@@ -283,6 +283,15 @@ func (c *Catalog) List(ctx context.Context, p api.CatalogSessionsParams, settled
 		go func() {
 			defer wg.Done()
 			res := c.listHost(ctx, h, limit, search, start)
+			if res.Revalidating && settled != nil {
+				// The index answered before it was exact: show that, then the exact page.
+				settled(res)
+				wctx, cancel := context.WithTimeout(ctx, c.opts.HostTimeout)
+				if c.waitExact(wctx, h) {
+					res = c.listHost(ctx, h, limit, search, start)
+				}
+				cancel()
+			}
 			out.Hosts[i] = res
 			if settled != nil {
 				settled(res)
@@ -307,6 +316,11 @@ func (c *Catalog) listHost(outer context.Context, h *host, limit int, search str
 		}
 	}
 
+	if search != "" {
+		if res, ok := c.searchTitles(outer, ctx, h, limit, search, start); ok {
+			return res
+		}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.prepare(c.opts.Now(), c.opts.IndexTTL, c.opts.PageTTL)
@@ -579,7 +593,9 @@ func (c *Catalog) observe(h *host, n note) {
 		}
 		h.setOverlay(now, ev.ThreadID, func(o *overlay) { o.title = &title })
 	case appserver.NoteThreadUnarchived:
-		// It returns among older pages; read them again rather than guess where.
+		// It returns among older pages; read them again rather than guess where. In the
+		// title index it comes first by updatedAt.
+		h.titlesHeadStale()
 		h.omu.Lock()
 		h.live.reset = true
 		delete(h.live.overlay, ev.ThreadID)
@@ -598,6 +614,14 @@ func (h *host) setOverlay(now time.Time, id string, change func(*overlay)) {
 	}
 	o.at = now
 	h.live.overlay[id] = o
+	if h.titles != nil {
+		switch {
+		case o.archived:
+			h.titles.remove(id, now)
+		case o.title != nil:
+			h.titles.rename(id, *o.title, now)
+		}
+	}
 	if !o.archived && !h.live.known[id] {
 		h.live.headStale = true
 	}

@@ -15,10 +15,9 @@ import (
 // the start (Warm), an index in use is renewed before its pages expire (keep-warm), and a
 // page read again is spliced onto the resident pages after it (list.go), so that new
 // threads cost one page, not a new read of the host. A search on a running runtime is so
-// served from memory. Nothing is persisted: a stored
-// index could not be checked cheaply, since renaming or archiving a thread does not move it
-// in any native order, and only a full read shows such changes made while the runtime was
-// down.
+// served from memory. Titles are also kept in a file per local host (titles.go): a runtime
+// just started answers a search from it once it is checked, marked revalidating until a
+// full read (its sweep, which also reads these pages ahead) confirmed it.
 
 // DefaultKeepWarm is how long after its last use a host's index is kept warm.
 const DefaultKeepWarm = 10 * time.Minute
@@ -102,6 +101,12 @@ func (c *Catalog) Warm() {
 	now := c.opts.Now()
 	for _, h := range c.hosts {
 		h.used(now)
+		if h.titles != nil {
+			// Its sweep reads the pages ahead too.
+			c.loadTitles(h)
+			c.revalidate(h)
+			continue
+		}
 		c.readAhead(h, 0)
 	}
 	c.keepWarm()
@@ -145,6 +150,10 @@ func (c *Catalog) refresh() {
 	now := c.opts.Now()
 	for _, h := range c.hosts {
 		if now.Sub(h.lastUsed()) < c.opts.KeepWarm {
+			if h.titles != nil && c.titlesDue(h, now) {
+				c.revalidate(h) // its sweep renews the pages too
+				continue
+			}
 			c.readAhead(h, 2*c.refreshEvery())
 		}
 	}
