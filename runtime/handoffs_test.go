@@ -18,7 +18,7 @@ import (
 
 // handoffHost is a test host whose [handoff] policy allows one temporary root; the host is
 // reopened so that the policy (and any App Server environment) applies from the start.
-func handoffHost(t *testing.T, ho hostOptions, edit func(*config.Config)) (*testHost, string) {
+func handoffHost(t testing.TB, ho hostOptions, edit func(*config.Config)) (*testHost, string) {
 	t.Helper()
 	ho.operators = append(ho.operators, config.OperatorClient)
 	ho.clients = append(ho.clients, "bot")
@@ -50,13 +50,13 @@ func demoHandoff(dir string, ops ...string) map[string]any {
 	}
 }
 
-func createHandoff(t *testing.T, c *api.Client, h map[string]any) api.HandoffCreateResult {
+func createHandoff(t testing.TB, c *api.Client, h map[string]any) api.HandoffCreateResult {
 	t.Helper()
 	b, _ := json.Marshal(h)
 	return call[api.HandoffCreateResult](t, c, api.MethodHandoffCreate, api.HandoffCreateParams{Handoff: b})
 }
 
-func waitTask(t *testing.T, c *api.Client, id string, statuses ...string) api.TaskInfo {
+func waitTask(t testing.TB, c *api.Client, id string, statuses ...string) api.TaskInfo {
 	t.Helper()
 	var info api.TaskInfo
 	eventually(t, "task "+id+" to be "+strings.Join(statuses, "|"), func() bool {
@@ -67,7 +67,7 @@ func waitTask(t *testing.T, c *api.Client, id string, statuses ...string) api.Ta
 	return info
 }
 
-func projectDir(t *testing.T, root, name string) string {
+func projectDir(t testing.TB, root, name string) string {
 	t.Helper()
 	dir := filepath.Join(root, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

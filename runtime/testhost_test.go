@@ -53,7 +53,7 @@ type hostOptions struct {
 // testHost is a Host on a private short temporary home.
 type testHost struct {
 	*Host
-	t         *testing.T
+	t         testing.TB
 	home      string
 	cfg       *config.Config // as saved in the home's config.toml
 	opts      Options
@@ -64,7 +64,7 @@ type testHost struct {
 	closed    bool
 }
 
-func newTestHost(t *testing.T, ho hostOptions) *testHost {
+func newTestHost(t testing.TB, ho hostOptions) *testHost {
 	t.Helper()
 	th := &testHost{t: t, tokens: map[string]string{}}
 	var environ []string
@@ -259,7 +259,7 @@ func readStore(t *testing.T, home string) map[string]string {
 }
 
 // call invokes method and decodes its result into a T.
-func call[T any](t *testing.T, c *api.Client, method string, params any) T {
+func call[T any](t testing.TB, c *api.Client, method string, params any) T {
 	t.Helper()
 	var out T
 	if err := c.Call(context.Background(), method, params, &out); err != nil {
@@ -269,13 +269,13 @@ func call[T any](t *testing.T, c *api.Client, method string, params any) T {
 }
 
 // callRaw invokes method and returns its result as JSON, to check the wire shape.
-func callRaw(t *testing.T, c *api.Client, method string, params any) json.RawMessage {
+func callRaw(t testing.TB, c *api.Client, method string, params any) json.RawMessage {
 	t.Helper()
 	return call[json.RawMessage](t, c, method, params)
 }
 
 // callErr invokes method, which must fail with code, a message and a hint.
-func callErr(t *testing.T, c *api.Client, method string, params any, code model.Code) *model.Error {
+func callErr(t testing.TB, c *api.Client, method string, params any, code model.Code) *model.Error {
 	t.Helper()
 	err := c.Call(context.Background(), method, params, nil)
 	var me *model.Error
@@ -288,18 +288,18 @@ func callErr(t *testing.T, c *api.Client, method string, params any, code model.
 	return me
 }
 
-func delegate(t *testing.T, c *api.Client, p api.DelegateStartParams) api.DelegateStartResult {
+func delegate(t testing.TB, c *api.Client, p api.DelegateStartParams) api.DelegateStartResult {
 	t.Helper()
 	return call[api.DelegateStartResult](t, c, api.MethodDelegateStart, p)
 }
 
-func readThread(t *testing.T, c *api.Client, id string) api.ThreadReadResult {
+func readThread(t testing.TB, c *api.Client, id string) api.ThreadReadResult {
 	t.Helper()
 	return call[api.ThreadReadResult](t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: id})
 }
 
 // waitStopped waits until the thread has no turn running and returns the wait result.
-func waitStopped(t *testing.T, c *api.Client, id string) api.ThreadReadResult {
+func waitStopped(t testing.TB, c *api.Client, id string) api.ThreadReadResult {
 	t.Helper()
 	res := call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{
 		ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: int(testWait / time.Millisecond)})
@@ -310,13 +310,13 @@ func waitStopped(t *testing.T, c *api.Client, id string) api.ThreadReadResult {
 }
 
 // eventually polls cond every 10 ms until it holds or testWait passes.
-func eventually(t *testing.T, what string, cond func() bool) {
+func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	pollUntil(t, what, testWait, 10*time.Millisecond, cond)
 }
 
 // pollUntil polls cond every interval until it holds or wait passes.
-func pollUntil(t *testing.T, what string, wait, interval time.Duration, cond func() bool) {
+func pollUntil(t testing.TB, what string, wait, interval time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for !cond() {

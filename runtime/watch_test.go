@@ -122,7 +122,7 @@ func wCallErr(t *testing.T, c *api.Client, method string, params any, code model
 }
 
 // wEventually polls cond every 5 ms until it holds or wWait passes.
-func wEventually(t *testing.T, what string, cond func() bool) {
+func wEventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	pollUntil(t, what, wWait, 5*time.Millisecond, cond)
 }
