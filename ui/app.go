@@ -112,7 +112,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.layout()
 		return a, a.broadcast(msg)
 	case tea.KeyMsg:
-		return a, a.handleKey(msg)
+		return a, a.handleKeys(msg)
 	case paneMsg:
 		return a, a.panes[msg.to].Update(msg.inner)
 	case spinner.TickMsg:
