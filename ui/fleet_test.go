@@ -129,3 +129,23 @@ func TestFleetDropsRepliesOfAnEarlierReload(t *testing.T) {
 	}}})
 	mustNotContain(t, a.fleet.View(), "stale row")
 }
+
+// Scenario: issue 16 bug 8. While a search filters the fleet, the counts are of the rows it
+// lets through: in the title and in every group's header.
+func TestFleetCountsAreOfTheRowsTheSearchShows(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	a := newTestApp(t, rt, 130, 34)
+	if got := a.fleet.Title(); got != "Fleet · 4" {
+		t.Fatalf("title %q", got)
+	}
+	a.press(a.km.Fleet.Search)
+	a.typeText("release")
+	mustContain(t, a.fleet.Title(), "Fleet · 1 · search release")
+	v := a.fleet.View()
+	mustContain(t, v, "gateway:local  ✓ ok · 1", "codexhost threads  ✓ ok · 0")
+	a.send(keyOf(a.km.Input.Submit))
+	if got := a.fleet.Title(); got != "Fleet · 1 · search release" {
+		t.Fatalf("title after the catalog search %q", got)
+	}
+}

@@ -23,6 +23,7 @@ func (f *fleetPane) filter() string {
 func (f *fleetPane) relayout() {
 	q := strings.ToLower(f.filter())
 	f.lines = f.lines[:0]
+	f.shownRows = 0
 	for gi, g := range f.groups {
 		if g.id == threadsGroup && !g.loaded && !g.loading && len(g.rows) == 0 && g.errLine == "" {
 			continue
@@ -39,6 +40,8 @@ func (f *fleetPane) relayout() {
 			f.lines = append(f.lines, fleetLine{kind: lineRow, g: gi, r: ri})
 			shown++
 		}
+		g.shown = shown
+		f.shownRows += shown
 		switch {
 		case g.next != "" || (g.loading && g.loaded):
 			f.lines = append(f.lines, fleetLine{kind: lineMore, g: gi})
@@ -144,7 +147,7 @@ func (f *fleetPane) renderLine(i int) string {
 			name = "codexhost threads"
 		}
 		health := f.healthBadge(g)
-		count := st.Muted.Render(fmt.Sprintf(" · %d", len(g.rows)))
+		count := st.Muted.Render(fmt.Sprintf(" · %d", g.shown))
 		return truncate(st.HelpSection.Render(name)+"  "+health+count, w)
 	case lineError:
 		return truncate("  "+st.Danger.Render(st.G.Danger+g.errLine), w)
