@@ -263,15 +263,7 @@ func (a *App) footer() string {
 		b = p.ShortHelp()
 		if !p.Capturing() {
 			if ref, ok := p.Selected(); ok {
-				t := km.Thread
-				b = append(b, t.Send)
-				if a.focus == paneFleet || a.focus == paneTranscript {
-					b = append(b, km.Fleet.Continue)
-				}
-				b = append(b, t.Delegate, t.Watch, t.Cancel)
-				if !ref.node() {
-					b = append(b, t.Archive) // node threads are never archived from here
-				}
+				b = append(b, a.threadKeysFor(ref)...)
 			}
 			b = append(b, km.Global.NextPane, km.Global.Open, km.Global.Help, km.Global.Quit)
 		}

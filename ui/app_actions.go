@@ -197,6 +197,9 @@ func (a *App) threadKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(k, t.Watch):
 		return a.watchForm(ref), true
 	case key.Matches(k, t.Cancel):
+		if why := cancelReason(ref); why != "" {
+			return status(levelInfo, why), true
+		}
 		a.confirm.Show("Cancel the running turn?", []string{
 			fmt.Sprintf("Interrupt the active turn of %s (%s)?", ref.name(), statusWords(ref.Status, ref.Waiting)),
 			"The turn ends as interrupted; the thread stays and takes new messages.",
@@ -217,8 +220,8 @@ func (a *App) continueKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	switch {
 	case !ok:
 		return status(levelError, "select a session first (fleet or transcript pane)"), true
-	case !ref.catalog() && ref.Harness != model.NativeHarness:
-		return status(levelError, fmt.Sprintf("continue: %s runs on harness %q; only native Codex sessions can be continued", ref.name(), ref.Harness)), true
+	case continueReason(ref) != "":
+		return status(levelError, continueReason(ref)), true
 	}
 	host := ref.Host
 	if host == "" {
@@ -254,11 +257,8 @@ func (a *App) continueKey(k tea.KeyMsg) (tea.Cmd, bool) {
 // checkArchive reads the thread again before asking, so the dialog shows its current status.
 // The dialog then opens from a reply, not from a key, and so ignores keys for a moment.
 func (a *App) checkArchive(ref threadRef) tea.Cmd {
-	if !ref.catalog() {
-		return status(levelError, fmt.Sprintf("archive: %s runs on harness %q; only native Codex sessions of a catalog host can be archived", ref.name(), ref.Harness))
-	}
-	if ref.node() {
-		return status(levelError, fmt.Sprintf("archive: %s is a thread of paired node %s; archive it on the node itself", ref.name(), ref.Host))
+	if why := archiveReason(ref); why != "" {
+		return status(levelError, why)
 	}
 	job, tick := a.status.start("checking " + ref.name())
 	c := a.c
