@@ -26,6 +26,9 @@ func (h *Host) startWatches() error {
 		OnClientEvent: func(client string) {
 			h.publish(api.Event{Type: api.EventClientLog, Thread: client})
 		},
+		OnChange: func(w model.Watch) {
+			h.publish(api.Event{Type: api.EventWatchState, Thread: string(w.Thread), Status: w.State})
+		},
 	})
 	if err != nil {
 		return err

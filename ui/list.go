@@ -106,8 +106,10 @@ func (p *listPane[T]) Update(msg tea.Msg) tea.Cmd {
 			return p.reload()
 		}
 	case eventMsg:
-		// Watches change when threads stop and when notifications are delivered.
-		if msg.ev.Type == api.EventThreadStatus || msg.ev.Type == api.EventClientLog {
+		// Watches change when threads stop, when notifications are delivered, and the
+		// watch engine reports every other change of a watch's state.
+		switch msg.ev.Type {
+		case api.EventThreadStatus, api.EventClientLog, api.EventWatchState:
 			return p.reload()
 		}
 	case threadChangedMsg, watchAddedMsg:
