@@ -61,6 +61,7 @@ type App struct {
 	evFetching bool
 	evAgain    bool
 	lost       bool // the connection was lost since the last connect
+	quitting   bool // the running turns are being counted before quitting
 }
 
 // New builds the app. Options left zero get working defaults.
@@ -79,7 +80,7 @@ func New(o Options) *App {
 	}
 	keys, st := o.Keys, o.Styles
 	c := &common{ctx: o.Context, rt: o.Runtime, keys: &keys, st: &st, profile: o.Profile,
-		now: o.Now, timeout: o.Timeout, grace: o.Grace, debounce: o.Debounce, reconcile: o.Reconcile, client: o.Client, cwd: o.Cwd, plain: o.Plain, loc: o.Location}
+		now: o.Now, embedded: o.Embedded, timeout: o.Timeout, grace: o.Grace, debounce: o.Debounce, reconcile: o.Reconcile, client: o.Client, cwd: o.Cwd, plain: o.Plain, loc: o.Location}
 	a := &App{c: c, detail: paneTranscript}
 	a.fleet = newFleetPane(c)
 	a.transcript = newTranscriptPane(c)
@@ -138,11 +139,15 @@ func (a *App) broadcast(msg tea.Msg) tea.Cmd {
 func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 	km := a.c.keys
 	if key.Matches(k, km.Global.ForceQuit) {
-		return tea.Quit
+		// Pressed again while quitting asks, it quits.
+		if _, asking := a.confirm.act.(quitAction); a.quitting || (a.confirm.open && asking) {
+			return tea.Quit
+		}
+		return a.quit()
 	}
 	if a.tooSmall && a.w > 0 {
 		if key.Matches(k, km.Global.Quit) {
-			return tea.Quit
+			return a.quit()
 		}
 		return nil
 	}
@@ -181,7 +186,7 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(k, km.Global.Quit):
-		return tea.Quit
+		return a.quit()
 	case key.Matches(k, km.Global.Help):
 		a.showHelp, a.helpOff = true, 0
 	case key.Matches(k, km.Global.NextPane):

@@ -167,6 +167,9 @@ func (a *App) perform(act action) tea.Cmd {
 			err := c.call(api.MethodCatalogContinue, p, &res)
 			return continueDoneMsg{job: job, ref: act.ref, res: res, err: err}
 		}
+	case quitAction:
+		a.status.done(job)
+		return tea.Quit
 	default:
 		a.status.done(job)
 		return nil

@@ -57,8 +57,11 @@ type Options struct {
 	// Reconcile is how often the fleet's visible pages are read again, so that sessions made
 	// in other Codex clients appear (at most every ReconcileEvery); zero turns the timer off.
 	Reconcile time.Duration
-	Plain     bool           // no markdown rendering of assistant text
-	Location  *time.Location // times are shown in it; default the local zone
+	Plain     bool // no markdown rendering of assistant text
+	// Embedded reports whether the app runs the runtime itself, so that quitting stops it and
+	// its running turns; nil means it never does.
+	Embedded func() bool
+	Location *time.Location // times are shown in it; default the local zone
 }
 
 // common is what every pane shares, by pointer. Commands capture values they need when they
@@ -70,6 +73,7 @@ type common struct {
 	st       *themes.Styles
 	profile  termenv.Profile
 	now      func() time.Time
+	embedded func() bool
 	timeout  time.Duration
 	grace    time.Duration
 	debounce time.Duration
