@@ -62,6 +62,8 @@ type App struct {
 	evAgain    bool
 	lost       bool // the connection was lost since the last connect
 	quitting   bool // the running turns are being counted before quitting
+	// liveTicking: a tick to redraw running turns is on its way.
+	liveTicking bool
 }
 
 // New builds the app. Options left zero get working defaults.
@@ -107,21 +109,29 @@ func (a *App) Init() tea.Cmd {
 }
 
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := a.update(msg)
+	if tick := a.liveTick(); tick != nil {
+		cmd = tea.Batch(cmd, tick)
+	}
+	return a, cmd
+}
+
+func (a *App) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.w, a.h = msg.Width, msg.Height
 		a.layout()
-		return a, a.broadcast(msg)
+		return a.broadcast(msg)
 	case tea.KeyMsg:
-		return a, a.handleKeys(msg)
+		return a.handleKeys(msg)
 	case paneMsg:
-		return a, a.panes[msg.to].Update(msg.inner)
+		return a.panes[msg.to].Update(msg.inner)
 	case spinner.TickMsg:
-		return a, a.status.Update(msg)
+		return a.status.Update(msg)
 	case applier:
-		return a, msg.apply(a)
+		return msg.apply(a)
 	}
-	return a, a.broadcast(msg)
+	return a.broadcast(msg)
 }
 
 // broadcast hands a message to every pane; each ignores what is not its own.
@@ -159,7 +169,7 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		case res.ok:
 			return a.perform(res.act)
 		}
-		a.status.set(levelInfo, "cancelled: "+res.act.label())
+		a.status.set(levelInfo, "cancelled: "+res.act.label(a.c))
 		return nil
 	}
 	if a.form.open {
@@ -247,6 +257,7 @@ func (a *App) View() string {
 	case a.form.open:
 		body = a.overlay(body, a.form.View(a.w-4))
 	}
+	a.status.running = a.fleet.active
 	body = append(body, a.status.View(a.w), a.footer())
 	return strings.Join(body, "\n")
 }

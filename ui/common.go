@@ -85,6 +85,9 @@ type common struct {
 	loc       *time.Location
 
 	defaultHost string // the catalog's default host, once known; read and written in Update only
+	// ids are the thread and turn ids the app has loaded, so that each shows by its shortest
+	// unique form; read and written in Update only.
+	ids idIndex
 }
 
 // call runs one runtime method with the app's timeout.
@@ -112,11 +115,11 @@ func (r threadRef) catalog() bool { return r.Host != "" }
 func (r threadRef) node() bool { return strings.HasPrefix(r.Host, api.NodeHostPrefix) }
 
 // name is how a prompt or the status bar calls the thread.
-func (r threadRef) name() string {
+func (c *common) name(r threadRef) string {
 	if r.Title != "" {
-		return fmt.Sprintf("%s %q", shortID(r.ID), truncate(r.Title, 40))
+		return fmt.Sprintf("%s %q", c.short(r.ID), truncate(r.Title, 40))
 	}
-	return shortID(r.ID)
+	return c.short(r.ID)
 }
 
 // refFromInfo is the reference of a runtime thread: native ones are read through the catalog.
@@ -174,13 +177,6 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(clean(s)), " ")
 }
 
-// shortID shortens a UUID to its first 8 and last 2 characters.
-func shortID(id string) string {
-	if len(id) <= 12 {
-		return id
-	}
-	return id[:8] + "…" + id[len(id)-2:]
-}
 
 // truncate cuts s to width cells, with an ellipsis when it cut.
 func truncate(s string, width int) string {

@@ -105,6 +105,7 @@ type fleetPane struct {
 	groups    []*fleetGroup
 	lines     []fleetLine
 	shownRows int    // rows of every group the search lets through
+	active    int    // rows of threads running a turn
 	cursor    int    // index into lines; a row or a more line
 	curKey    string // what the cursor is on, to find it again after reloads
 	offset    int
@@ -397,4 +398,26 @@ func (f *fleetPane) selectionChanged() tea.Cmd {
 	}
 	seq := f.selSeq
 	return tea.Tick(f.c.debounce, func(time.Time) tea.Msg { return selectSettledMsg{seq: seq} })
+}
+
+// titled is the ids of the rows whose title is s (any case), or failing that contains it.
+func (f *fleetPane) titled(s string) []string {
+	s = strings.ToLower(s)
+	var exact, part []string
+	for _, g := range f.groups {
+		for _, r := range g.rows {
+			t := strings.ToLower(r.ref.Title)
+			switch {
+			case t == "":
+			case t == s:
+				exact = append(exact, r.ref.ID)
+			case strings.Contains(t, s):
+				part = append(part, r.ref.ID)
+			}
+		}
+	}
+	if len(exact) > 0 {
+		return exact
+	}
+	return part
 }

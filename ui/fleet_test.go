@@ -106,7 +106,7 @@ func TestFleetStatusFollowsEventsWithoutReloading(t *testing.T) {
 	a := newTestApp(t, rt, 130, 34)
 	n := len(callsTo[api.CatalogSessionsParams](rt, api.MethodCatalogSessions))
 	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idA, Status: model.ThreadActive}))
-	mustContain(t, a.fleet.View(), "● active")
+	mustContain(t, a.fleet.View(), a.c.spinner()+" running")
 	if m := len(callsTo[api.CatalogSessionsParams](rt, api.MethodCatalogSessions)); m != n {
 		t.Fatalf("a status event reloaded the catalog (%d -> %d calls)", n, m)
 	}

@@ -23,7 +23,7 @@ func (f *fleetPane) filter() string {
 func (f *fleetPane) relayout() {
 	q := strings.ToLower(f.filter())
 	f.lines = f.lines[:0]
-	f.shownRows = 0
+	f.shownRows, f.active = 0, 0
 	for gi, g := range f.groups {
 		if g.id == threadsGroup && !g.loaded && !g.loading && len(g.rows) == 0 && g.errLine == "" {
 			continue
@@ -34,6 +34,10 @@ func (f *fleetPane) relayout() {
 		}
 		shown := 0
 		for ri, r := range g.rows {
+			f.c.ids.add(r.ref.ID)
+			if r.ref.Status == model.ThreadActive {
+				f.active++
+			}
 			if q != "" && !strings.Contains(strings.ToLower(r.ref.Title), q) && !strings.HasPrefix(r.ref.ID, q) {
 				continue
 			}
@@ -199,6 +203,10 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 	if short {
 		bw = 1
 	}
+	if r.ref.Status == model.ThreadActive && !r.ref.Waiting {
+		// A running turn turns, here as in the transcript and the status bar.
+		badge = st.BadgeActive.Render(pad(f.c.spinner()+" running", bw))
+	}
 	var branchW, cwdW int
 	if w >= 60 {
 		branchW = 12
@@ -215,7 +223,7 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 	}
 	title := r.ref.Title
 	if title == "" {
-		title = shortID(r.ref.ID)
+		title = f.c.short(r.ref.ID)
 		if r.ref.Harness != "" && r.ref.Harness != model.NativeHarness {
 			title += " (" + r.ref.Harness + ")"
 		}

@@ -138,7 +138,7 @@ func (ta *testApp) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			ta.run(c)
 		}
-	case spinner.TickMsg:
+	case spinner.TickMsg, liveTickMsg:
 	default:
 		ta.send(msg)
 	}

@@ -99,6 +99,11 @@ func (p *listPane[T]) Update(msg tea.Msg) tea.Cmd {
 			p.err = errText(msg.err)
 		} else {
 			p.err, p.items, p.loaded = "", msg.items, true
+			for _, it := range p.items {
+				if p.spec.thread != nil {
+					p.c.ids.add(p.spec.thread(it))
+				}
+			}
 			p.restore()
 		}
 		if p.dirty {

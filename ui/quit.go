@@ -18,7 +18,7 @@ import (
 // quitAction quits the app.
 type quitAction struct{ running int }
 
-func (q quitAction) label() string { return "quitting" }
+func (q quitAction) label(*common) string { return "quitting" }
 
 type quitCheckedMsg struct {
 	job     int
@@ -76,7 +76,7 @@ func (m quitCheckedMsg) apply(a *App) tea.Cmd {
 	} else {
 		names := make([]string, 0, min(n, 3))
 		for _, t := range m.running[:min(n, 3)] {
-			names = append(names, a.c.refFromInfo(t).name())
+			names = append(names, a.c.name(a.c.refFromInfo(t)))
 		}
 		more := ""
 		if n > 3 {
