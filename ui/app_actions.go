@@ -45,7 +45,7 @@ type (
 func (a archiveAction) label(c *common) string  { return "archiving " + c.name(a.ref) }
 func (a cancelAction) label(c *common) string   { return "cancelling the turn of " + c.name(a.ref) }
 func (a sendAction) label(c *common) string     { return "sending to " + c.name(a.ref) }
-func (a delegateAction) label(*common) string { return "delegating to " + a.p.Harness }
+func (a delegateAction) label(*common) string   { return "delegating to " + a.p.Harness }
 func (a watchAction) label(c *common) string    { return "watching " + c.name(a.ref) }
 func (a openAction) label(c *common) string     { return "opening " + c.short(a.id) }
 func (a continueAction) label(c *common) string { return "continuing " + c.name(a.ref) }

@@ -177,7 +177,6 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(clean(s)), " ")
 }
 
-
 // truncate cuts s to width cells, with an ellipsis when it cut.
 func truncate(s string, width int) string {
 	if width <= 0 {

@@ -56,9 +56,9 @@ type transcriptPane struct {
 	ref      threadRef
 	has      bool
 	lastTurn *model.TurnSummary // from thread.read: the outcome of the thread's latest turn
-	seq    int
-	err    string
-	loaded bool
+	seq      int
+	err      string
+	loaded   bool
 
 	entries      []tEntry
 	older        string // cursor of the next older page

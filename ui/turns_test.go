@@ -65,5 +65,5 @@ func TestRunningRowsTurnInTheFleetAndTheStatusBarCountsThem(t *testing.T) {
 	runningThreads(rt, 2)
 	a := newTestApp(t, rt, 130, 34)
 	mustContain(t, a.fleet.View(), a.c.spinner()+" running   task 1")
-	mustContain(t, a.view(), "2 turns running")
+	mustContain(t, a.view(), "3 turns running") // two here, and one waiting on approval
 }
