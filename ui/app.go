@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
 )
 
 // pane is what the root routes to and lays out.
@@ -48,6 +49,7 @@ type App struct {
 	lineage    *lineagePane
 	watches    *listPane[model.Watch]
 	undeliv    *listPane[model.Watch]
+	tasks      *listPane[api.TaskInfo]
 
 	status   *statusBar
 	confirm  *confirmDialog
@@ -89,7 +91,8 @@ func New(o Options) *App {
 	a.lineage = newLineagePane(c)
 	a.watches = newListPane(c, paneWatches, watchingSpec())
 	a.undeliv = newListPane(c, paneUndeliverable, undeliverableSpec())
-	a.panes = [paneCount]pane{a.fleet, a.transcript, a.lineage, a.watches, a.undeliv}
+	a.tasks = newListPane(c, paneTasks, tasksSpec())
+	a.panes = [paneCount]pane{a.fleet, a.transcript, a.lineage, a.watches, a.undeliv, a.tasks}
 	a.status = newStatusBar(c, o.Endpoint)
 	a.confirm = &confirmDialog{c: c}
 	a.form = &formDialog{c: c}
@@ -213,6 +216,8 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		a.setFocus(paneWatches)
 	case key.Matches(k, km.Global.Undeliverable):
 		a.setFocus(paneUndeliverable)
+	case key.Matches(k, km.Global.Tasks):
+		a.setFocus(paneTasks)
 	case key.Matches(k, km.Global.Open):
 		return a.openForm()
 	case key.Matches(k, km.Global.Refresh):
@@ -220,6 +225,9 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Global.Suspend):
 		return tea.Suspend
 	default:
+		if cmd, ok := a.taskKey(k); ok {
+			return cmd
+		}
 		if cmd, ok := a.continueKey(k); ok {
 			return cmd
 		}
@@ -232,7 +240,7 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 }
 
 func (a *App) refreshAll() tea.Cmd {
-	return tea.Batch(a.fleet.reload(), a.watches.reload(), a.undeliv.reload(), a.transcript.refresh(), a.lineage.reload())
+	return tea.Batch(a.fleet.reload(), a.watches.reload(), a.undeliv.reload(), a.tasks.reload(), a.transcript.refresh(), a.lineage.reload())
 }
 
 func (a *App) View() string {
@@ -281,7 +289,17 @@ func (a *App) footer() string {
 			if ref, ok := p.Selected(); ok {
 				b = append(b, a.threadKeysFor(ref)...)
 			}
-			b = append(b, km.Global.NextPane, km.Global.Open, km.Global.Help, km.Global.Quit)
+			b = append(b, km.Global.NextPane, km.Global.Open)
+			// Help and quit always show, at the end: the rest is cut to make room.
+			a.help.Width = 0
+			end := a.help.ShortHelpView([]key.Binding{km.Global.Help, km.Global.Quit})
+			sep := a.c.st.Muted.Render(" • ")
+			rest := a.help.ShortHelpView(b)
+			room := a.w - ansiWidth(end) - ansiWidth(sep)
+			if ansiWidth(rest) > room {
+				rest = truncate(rest, room)
+			}
+			return pad(rest+sep+end, a.w)
 		}
 	}
 	a.help.Width = a.w

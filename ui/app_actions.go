@@ -170,6 +170,8 @@ func (a *App) perform(act action) tea.Cmd {
 	case quitAction:
 		a.status.done(job)
 		return tea.Quit
+	case taskCancelAction, taskConfirmAction:
+		run = a.performTask(job, act)
 	default:
 		a.status.done(job)
 		return nil
