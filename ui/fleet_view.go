@@ -205,7 +205,11 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 	}
 	if r.ref.Status == model.ThreadActive && !r.ref.Waiting {
 		// A running turn turns, here as in the transcript and the status bar.
-		badge = st.BadgeActive.Render(pad(f.c.spinner()+" running", bw))
+		word := " running"
+		if short {
+			word = ""
+		}
+		badge = st.BadgeActive.Render(pad(f.c.spinner()+word, bw))
 	}
 	var branchW, cwdW int
 	if w >= 60 {

@@ -67,3 +67,12 @@ func TestRunningRowsTurnInTheFleetAndTheStatusBarCountsThem(t *testing.T) {
 	mustContain(t, a.fleet.View(), a.c.spinner()+" running   task 1")
 	mustContain(t, a.view(), "3 turns running") // two here, and one waiting on approval
 }
+
+// In a narrow fleet the running badge is the spinner alone, not a cut word.
+func TestNarrowFleetRowShowsTheSpinnerGlyph(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	runningThreads(rt, 1)
+	a := newTestApp(t, rt, 80, 24)
+	mustContain(t, a.fleet.View(), a.c.spinner()+" task 1")
+}
