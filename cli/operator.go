@@ -309,6 +309,13 @@ func (s *operatorSession) Close() {
 	s.closeHost()
 }
 
+// embedded reports whether this session runs the runtime itself.
+func (s *operatorSession) embedded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.host != nil
+}
+
 func (s *operatorSession) current() *api.Client {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -88,6 +88,7 @@ func runTUI(cmd *cobra.Command, f tuiFlags) error {
 		Context: ctx, Runtime: sess, Keys: km, Styles: themes.New(r, pal), Profile: r.ColorProfile(),
 		Endpoint: sess.endpoint(), Client: sess.clientName(), Cwd: cwd,
 		Timeout: 15 * time.Second, Grace: 400 * time.Millisecond, Debounce: 120 * time.Millisecond, Reconcile: ui.ReconcileEvery,
+		Embedded: sess.embedded,
 	})
 	// Focus reports let the fleet read its pages again when the terminal comes back to front.
 	p := tea.NewProgram(app, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithReportFocus())

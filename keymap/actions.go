@@ -15,6 +15,7 @@ type Action struct {
 const (
 	ScopeGlobal     = "global"
 	ScopeThread     = "thread"
+	ScopeTasks      = "tasks"
 	ScopeList       = "list"
 	ScopeFleet      = "fleet"
 	ScopeTranscript = "transcript"
@@ -41,6 +42,7 @@ func (km *KeyMap) Actions() []Action {
 		a(ScopeGlobal, "lineage", &g.Lineage, "lineage"),
 		a(ScopeGlobal, "watches", &g.Watches, "thread watches"),
 		a(ScopeGlobal, "undeliverable", &g.Undeliverable, "thread watches"),
+		a(ScopeGlobal, "tasks", &g.Tasks, "task status"),
 		a(ScopeGlobal, "open", &g.Open, "transcript", "thread read"),
 		a(ScopeGlobal, "refresh", &g.Refresh, "hosts", "sessions"),
 		a(ScopeGlobal, "suspend", &g.Suspend),
@@ -50,6 +52,8 @@ func (km *KeyMap) Actions() []Action {
 		a(ScopeThread, "delegate", &t.Delegate, "delegate start"),
 		a(ScopeThread, "watch", &t.Watch, "thread watch"),
 		a(ScopeThread, "cancel", &t.Cancel, "thread cancel"),
+
+		a(ScopeTasks, "cancel", &km.Tasks.Cancel, "task cancel"),
 
 		a(ScopeList, "up", &l.Up),
 		a(ScopeList, "down", &l.Down, "sessions"),

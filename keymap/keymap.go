@@ -16,6 +16,7 @@ type Global struct {
 	Lineage       key.Binding
 	Watches       key.Binding
 	Undeliverable key.Binding
+	Tasks         key.Binding
 	Open          key.Binding
 	Refresh       key.Binding
 	Suspend       key.Binding
@@ -28,6 +29,11 @@ type Thread struct {
 	Delegate key.Binding
 	Watch    key.Binding
 	Cancel   key.Binding
+}
+
+// Tasks keys act on the task under the cursor of the tasks pane.
+type Tasks struct {
+	Cancel key.Binding
 }
 
 // List keys move a cursor through rows (fleet, lineage, watch lists).
@@ -85,6 +91,7 @@ type Input struct {
 type KeyMap struct {
 	Global     Global
 	Thread     Thread
+	Tasks      Tasks
 	List       List
 	Fleet      Fleet
 	Transcript Transcript
@@ -111,6 +118,7 @@ func Default() KeyMap {
 			Lineage:       bind("3", "lineage", "3"),
 			Watches:       bind("4", "watches", "4"),
 			Undeliverable: bind("5", "undeliverable", "5"),
+			Tasks:         bind("6", "tasks", "6"),
 			Open:          bind("o", "open thread", "o"),
 			Refresh:       bind("r", "refresh", "r"),
 			Suspend:       bind("ctrl+z", "suspend", "ctrl+z"),
@@ -121,6 +129,9 @@ func Default() KeyMap {
 			Delegate: bind("d", "delegate", "d"),
 			Watch:    bind("w", "watch", "w"),
 			Cancel:   bind("x", "cancel turn", "x"),
+		},
+		Tasks: Tasks{
+			Cancel: bind("x", "cancel task", "x"),
 		},
 		List: List{
 			Up:       bind("↑/k", "up", "up", "k"),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/watch"
 )
@@ -22,6 +23,9 @@ func (h *Host) startWatches() error {
 		MessageDir: filepath.Join(h.opts.Home, "messages"),
 		OnClientEvent: func(client string) {
 			h.publish(api.Event{Type: api.EventClientLog, Thread: client})
+		},
+		OnChange: func(w model.Watch) {
+			h.publish(api.Event{Type: api.EventWatchState, Thread: string(w.Thread), Status: w.State})
 		},
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
 )
 
 // pane is what the root routes to and lays out.
@@ -48,6 +49,7 @@ type App struct {
 	lineage    *lineagePane
 	watches    *listPane[model.Watch]
 	undeliv    *listPane[model.Watch]
+	tasks      *listPane[api.TaskInfo]
 
 	status   *statusBar
 	confirm  *confirmDialog
@@ -61,6 +63,9 @@ type App struct {
 	evFetching bool
 	evAgain    bool
 	lost       bool // the connection was lost since the last connect
+	quitting   bool // the running turns are being counted before quitting
+	// liveTicking: a tick to redraw running turns is on its way.
+	liveTicking bool
 }
 
 // New builds the app. Options left zero get working defaults.
@@ -79,14 +84,15 @@ func New(o Options) *App {
 	}
 	keys, st := o.Keys, o.Styles
 	c := &common{ctx: o.Context, rt: o.Runtime, keys: &keys, st: &st, profile: o.Profile,
-		now: o.Now, timeout: o.Timeout, grace: o.Grace, debounce: o.Debounce, reconcile: o.Reconcile, client: o.Client, cwd: o.Cwd, plain: o.Plain, loc: o.Location}
+		now: o.Now, embedded: o.Embedded, timeout: o.Timeout, grace: o.Grace, debounce: o.Debounce, reconcile: o.Reconcile, client: o.Client, cwd: o.Cwd, plain: o.Plain, loc: o.Location}
 	a := &App{c: c, detail: paneTranscript}
 	a.fleet = newFleetPane(c)
 	a.transcript = newTranscriptPane(c)
 	a.lineage = newLineagePane(c)
 	a.watches = newListPane(c, paneWatches, watchingSpec())
 	a.undeliv = newListPane(c, paneUndeliverable, undeliverableSpec())
-	a.panes = [paneCount]pane{a.fleet, a.transcript, a.lineage, a.watches, a.undeliv}
+	a.tasks = newListPane(c, paneTasks, tasksSpec())
+	a.panes = [paneCount]pane{a.fleet, a.transcript, a.lineage, a.watches, a.undeliv, a.tasks}
 	a.status = newStatusBar(c, o.Endpoint)
 	a.confirm = &confirmDialog{c: c}
 	a.form = &formDialog{c: c}
@@ -106,21 +112,29 @@ func (a *App) Init() tea.Cmd {
 }
 
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := a.update(msg)
+	if tick := a.liveTick(); tick != nil {
+		cmd = tea.Batch(cmd, tick)
+	}
+	return a, cmd
+}
+
+func (a *App) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.w, a.h = msg.Width, msg.Height
 		a.layout()
-		return a, a.broadcast(msg)
+		return a.broadcast(msg)
 	case tea.KeyMsg:
-		return a, a.handleKey(msg)
+		return a.handleKeys(msg)
 	case paneMsg:
-		return a, a.panes[msg.to].Update(msg.inner)
+		return a.panes[msg.to].Update(msg.inner)
 	case spinner.TickMsg:
-		return a, a.status.Update(msg)
+		return a.status.Update(msg)
 	case applier:
-		return a, msg.apply(a)
+		return msg.apply(a)
 	}
-	return a, a.broadcast(msg)
+	return a.broadcast(msg)
 }
 
 // broadcast hands a message to every pane; each ignores what is not its own.
@@ -138,11 +152,15 @@ func (a *App) broadcast(msg tea.Msg) tea.Cmd {
 func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 	km := a.c.keys
 	if key.Matches(k, km.Global.ForceQuit) {
-		return tea.Quit
+		// Pressed again while quitting asks, it quits.
+		if _, asking := a.confirm.act.(quitAction); a.quitting || (a.confirm.open && asking) {
+			return tea.Quit
+		}
+		return a.quit()
 	}
 	if a.tooSmall && a.w > 0 {
 		if key.Matches(k, km.Global.Quit) {
-			return tea.Quit
+			return a.quit()
 		}
 		return nil
 	}
@@ -154,7 +172,7 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		case res.ok:
 			return a.perform(res.act)
 		}
-		a.status.set(levelInfo, "cancelled: "+res.act.label())
+		a.status.set(levelInfo, "cancelled: "+res.act.label(a.c))
 		return nil
 	}
 	if a.form.open {
@@ -181,7 +199,7 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(k, km.Global.Quit):
-		return tea.Quit
+		return a.quit()
 	case key.Matches(k, km.Global.Help):
 		a.showHelp, a.helpOff = true, 0
 	case key.Matches(k, km.Global.NextPane):
@@ -198,6 +216,8 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		a.setFocus(paneWatches)
 	case key.Matches(k, km.Global.Undeliverable):
 		a.setFocus(paneUndeliverable)
+	case key.Matches(k, km.Global.Tasks):
+		a.setFocus(paneTasks)
 	case key.Matches(k, km.Global.Open):
 		return a.openForm()
 	case key.Matches(k, km.Global.Refresh):
@@ -205,6 +225,9 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Global.Suspend):
 		return tea.Suspend
 	default:
+		if cmd, ok := a.taskKey(k); ok {
+			return cmd
+		}
 		if cmd, ok := a.continueKey(k); ok {
 			return cmd
 		}
@@ -217,7 +240,7 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 }
 
 func (a *App) refreshAll() tea.Cmd {
-	return tea.Batch(a.fleet.reload(), a.watches.reload(), a.undeliv.reload(), a.transcript.refresh(), a.lineage.reload())
+	return tea.Batch(a.fleet.reload(), a.watches.reload(), a.undeliv.reload(), a.tasks.reload(), a.transcript.refresh(), a.lineage.reload())
 }
 
 func (a *App) View() string {
@@ -242,6 +265,7 @@ func (a *App) View() string {
 	case a.form.open:
 		body = a.overlay(body, a.form.View(a.w-4))
 	}
+	a.status.running = a.fleet.active
 	body = append(body, a.status.View(a.w), a.footer())
 	return strings.Join(body, "\n")
 }
@@ -263,17 +287,19 @@ func (a *App) footer() string {
 		b = p.ShortHelp()
 		if !p.Capturing() {
 			if ref, ok := p.Selected(); ok {
-				t := km.Thread
-				b = append(b, t.Send)
-				if a.focus == paneFleet || a.focus == paneTranscript {
-					b = append(b, km.Fleet.Continue)
-				}
-				b = append(b, t.Delegate, t.Watch, t.Cancel)
-				if !ref.node() {
-					b = append(b, t.Archive) // node threads are never archived from here
-				}
+				b = append(b, a.threadKeysFor(ref)...)
 			}
-			b = append(b, km.Global.NextPane, km.Global.Open, km.Global.Help, km.Global.Quit)
+			b = append(b, km.Global.NextPane, km.Global.Open)
+			// Help and quit always show, at the end: the rest is cut to make room.
+			a.help.Width = 0
+			end := a.help.ShortHelpView([]key.Binding{km.Global.Help, km.Global.Quit})
+			sep := a.c.st.Muted.Render(" • ")
+			rest := a.help.ShortHelpView(b)
+			room := a.w - ansiWidth(end) - ansiWidth(sep)
+			if ansiWidth(rest) > room {
+				rest = truncate(rest, room)
+			}
+			return pad(rest+sep+end, a.w)
 		}
 	}
 	a.help.Width = a.w

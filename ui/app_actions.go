@@ -16,7 +16,7 @@ import (
 
 // Actions are typed values; the dialogs hand them back and perform turns them into runtime
 // calls. Each calls the same method as the subcommand it mirrors.
-type action interface{ label() string }
+type action interface{ label(c *common) string }
 
 // Each action names the subcommand that does the same.
 type (
@@ -42,13 +42,13 @@ type (
 	continueAction struct{ ref threadRef }
 )
 
-func (a archiveAction) label() string  { return "archiving " + a.ref.name() }
-func (a cancelAction) label() string   { return "cancelling the turn of " + a.ref.name() }
-func (a sendAction) label() string     { return "sending to " + a.ref.name() }
-func (a delegateAction) label() string { return "delegating to " + a.p.Harness }
-func (a watchAction) label() string    { return "watching " + a.ref.name() }
-func (a openAction) label() string     { return "opening " + shortID(a.id) }
-func (a continueAction) label() string { return "continuing " + a.ref.name() }
+func (a archiveAction) label(c *common) string  { return "archiving " + c.name(a.ref) }
+func (a cancelAction) label(c *common) string   { return "cancelling the turn of " + c.name(a.ref) }
+func (a sendAction) label(c *common) string     { return "sending to " + c.name(a.ref) }
+func (a delegateAction) label(*common) string   { return "delegating to " + a.p.Harness }
+func (a watchAction) label(c *common) string    { return "watching " + c.name(a.ref) }
+func (a openAction) label(c *common) string     { return "opening " + c.short(a.id) }
+func (a continueAction) label(c *common) string { return "continuing " + c.name(a.ref) }
 
 // Results of the actions; each applies itself to the root.
 type (
@@ -115,7 +115,7 @@ type (
 
 // perform runs an action as a command and shows it in the status bar while it runs.
 func (a *App) perform(act action) tea.Cmd {
-	job, tick := a.status.start(act.label())
+	job, tick := a.status.start(act.label(a.c))
 	c := a.c
 	var run tea.Cmd
 	switch act := act.(type) {
@@ -167,6 +167,11 @@ func (a *App) perform(act action) tea.Cmd {
 			err := c.call(api.MethodCatalogContinue, p, &res)
 			return continueDoneMsg{job: job, ref: act.ref, res: res, err: err}
 		}
+	case quitAction:
+		a.status.done(job)
+		return tea.Quit
+	case taskCancelAction, taskConfirmAction:
+		run = a.performTask(job, act)
 	default:
 		a.status.done(job)
 		return nil
@@ -197,8 +202,11 @@ func (a *App) threadKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(k, t.Watch):
 		return a.watchForm(ref), true
 	case key.Matches(k, t.Cancel):
+		if why := a.c.cancelReason(ref); why != "" {
+			return status(levelInfo, why), true
+		}
 		a.confirm.Show("Cancel the running turn?", []string{
-			fmt.Sprintf("Interrupt the active turn of %s (%s)?", ref.name(), statusWords(ref.Status, ref.Waiting)),
+			fmt.Sprintf("Interrupt the active turn of %s (%s)?", a.c.name(ref), statusWords(ref.Status, ref.Waiting)),
 			"The turn ends as interrupted; the thread stays and takes new messages.",
 		}, "cancel the turn", cancelAction{ref: ref}, true, false)
 		return nil, true
@@ -217,8 +225,8 @@ func (a *App) continueKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	switch {
 	case !ok:
 		return status(levelError, "select a session first (fleet or transcript pane)"), true
-	case !ref.catalog() && ref.Harness != model.NativeHarness:
-		return status(levelError, fmt.Sprintf("continue: %s runs on harness %q; only native Codex sessions can be continued", ref.name(), ref.Harness)), true
+	case a.c.continueReason(ref) != "":
+		return status(levelError, a.c.continueReason(ref)), true
 	}
 	host := ref.Host
 	if host == "" {
@@ -230,7 +238,7 @@ func (a *App) continueKey(k tea.KeyMsg) (tea.Cmd, bool) {
 				ref.Host, api.NodeCmdSessionResume)), true
 		}
 		lines := []string{
-			fmt.Sprintf("Continue %s on %s (%s) as a supervised codexhost thread?", ref.name(), host, statusWords(ref.Status, ref.Waiting)),
+			fmt.Sprintf("Continue %s on %s (%s) as a supervised codexhost thread?", a.c.name(ref), host, statusWords(ref.Status, ref.Waiting)),
 			"The supervised thread is bound to this exact thread on the node: nothing is forked or resumed now.",
 			"Each message you send it runs one turn there (codex exec resume, under the node's own Codex configuration) and brings back the final text.",
 			"Already has one: that supervised thread opens. Continuing a node's thread needs operator.admin.",
@@ -239,7 +247,7 @@ func (a *App) continueKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		return nil, true
 	}
 	lines := []string{
-		fmt.Sprintf("Continue %s on %s (%s) as a supervised codexhost thread?", ref.name(), host, statusWords(ref.Status, ref.Waiting)),
+		fmt.Sprintf("Continue %s on %s (%s) as a supervised codexhost thread?", a.c.name(ref), host, statusWords(ref.Status, ref.Waiting)),
 		"No supervised thread yet: a new branch is made that carries the session's visible history (its newest user and assistant messages). Your first message to it starts the branch's own Codex thread.",
 		"Already has one: that supervised thread opens; nothing new is made.",
 		"The session itself is never resumed or changed.",
@@ -254,13 +262,10 @@ func (a *App) continueKey(k tea.KeyMsg) (tea.Cmd, bool) {
 // checkArchive reads the thread again before asking, so the dialog shows its current status.
 // The dialog then opens from a reply, not from a key, and so ignores keys for a moment.
 func (a *App) checkArchive(ref threadRef) tea.Cmd {
-	if !ref.catalog() {
-		return status(levelError, fmt.Sprintf("archive: %s runs on harness %q; only native Codex sessions of a catalog host can be archived", ref.name(), ref.Harness))
+	if why := a.c.archiveReason(ref); why != "" {
+		return status(levelError, why)
 	}
-	if ref.node() {
-		return status(levelError, fmt.Sprintf("archive: %s is a thread of paired node %s; archive it on the node itself", ref.name(), ref.Host))
-	}
-	job, tick := a.status.start("checking " + ref.name())
+	job, tick := a.status.start("checking " + a.c.name(ref))
 	c := a.c
 	return tea.Batch(tick, func() tea.Msg {
 		var res api.ThreadReadResult
@@ -276,7 +281,7 @@ func (a *App) checkArchive(ref threadRef) tea.Cmd {
 func (a *App) sendForm(ref threadRef) tea.Cmd {
 	f := a.c.textField("message", "message", "", "what to tell the thread")
 	note := fmt.Sprintf("Starts a turn on %s (%s). A thread that is running refuses it (THREAD_BUSY); nothing is queued.",
-		ref.name(), statusWords(ref.Status, ref.Waiting))
+		a.c.name(ref), statusWords(ref.Status, ref.Waiting))
 	return a.form.Show("Send a message", note, []*formField{f}, func(v map[string]string) (action, error) {
 		if v["message"] == "" {
 			return nil, errors.New("write a message first")
@@ -335,7 +340,7 @@ func (a *App) watchForm(ref threadRef) tea.Cmd {
 		c.textField("notify", "notify", "", "client:"+c.client+" (you), or a thread id"),
 		c.textField("timeout", "timeout", "", "how long to watch, e.g. 45m or 2h (default 30m)"),
 	}
-	note := fmt.Sprintf("Notifies once when %s stops: completed, failed, interrupted, or when the timeout passes.", ref.name())
+	note := fmt.Sprintf("Notifies once when %s stops: completed, failed, interrupted, or when the timeout passes.", a.c.name(ref))
 	return a.form.Show("Watch a thread", note, fields, func(v map[string]string) (action, error) {
 		p := api.ThreadWatchParams{Caller: api.CallerHint{Cwd: c.cwd}, Thread: ref.ID, Notify: v["notify"]}
 		if v["timeout"] != "" {
@@ -350,13 +355,13 @@ func (a *App) watchForm(ref threadRef) tea.Cmd {
 }
 
 func (a *App) openForm() tea.Cmd {
-	f := a.c.textField("thread", "thread", "", "id or codex://threads/<id>")
+	f := a.c.textField("thread", "thread", "", "id, short id as shown (019a2327…c7), codex://threads/<id>, or a title")
 	return a.form.Show("Open a thread", "", []*formField{f}, func(v map[string]string) (action, error) {
-		id, err := model.ParseThreadID(v["thread"])
+		id, err := a.resolveThread(v["thread"])
 		if err != nil {
 			return nil, err
 		}
-		return openAction{id: string(id)}, nil
+		return openAction{id: id}, nil
 	})
 }
 
@@ -407,7 +412,7 @@ func (m clientEventsMsg) apply(a *App) tea.Cmd {
 	a.evCursor, a.evReady = m.cursor, true
 	if n := len(m.events); n > 0 {
 		e := m.events[n-1]
-		text := fmt.Sprintf("notified: %s %s", shortID(string(e.Thread)), oneLine(e.Result))
+		text := fmt.Sprintf("notified: %s %s", a.c.short(string(e.Thread)), oneLine(e.Result))
 		if e.Reason != "" {
 			text += " (" + oneLine(e.Reason) + ")"
 		}
@@ -475,7 +480,7 @@ func (m openResolvedMsg) apply(a *App) tea.Cmd {
 		// Not a thread of this runtime: it may still be a session of the catalog.
 		ref = threadRef{ID: m.id, Host: a.c.defaultHost, Harness: model.NativeHarness}
 	default:
-		a.status.set(levelError, "open "+shortID(m.id)+": "+errText(m.err))
+		a.status.set(levelError, "open "+a.c.short(m.id)+": "+errText(m.err))
 		return nil
 	}
 	return threadSelectedMsg{ref: ref, focus: true}.apply(a)
@@ -503,7 +508,7 @@ func (m archiveCheckedMsg) apply(a *App) tea.Cmd {
 		fresh = "just read"
 	}
 	lines := []string{
-		fmt.Sprintf("Archive %s on %s? Status %s: %s.", ref.name(), ref.Host, fresh, statusWords(ref.Status, ref.Waiting)),
+		fmt.Sprintf("Archive %s on %s? Status %s: %s.", a.c.name(ref), ref.Host, fresh, statusWords(ref.Status, ref.Waiting)),
 		"Archiving closes the session for every Codex client. Codex cannot tell whether another client (Codex Desktop, a CLI, another runtime) still runs it: confirm only if none does.",
 	}
 	if ref.Status == model.ThreadActive {
@@ -519,10 +524,10 @@ func (m archiveCheckedMsg) apply(a *App) tea.Cmd {
 func (m archiveDoneMsg) apply(a *App) tea.Cmd {
 	a.status.done(m.job)
 	if m.err != nil {
-		a.status.set(levelError, "archive "+m.ref.name()+": "+errText(m.err))
+		a.status.set(levelError, "archive "+a.c.name(m.ref)+": "+errText(m.err))
 		return nil
 	}
-	a.status.set(levelOK, "archived "+m.ref.name()+" on "+m.res.Host)
+	a.status.set(levelOK, "archived "+a.c.name(m.ref)+" on "+m.res.Host)
 	return a.broadcast(threadChangedMsg{id: m.ref.ID, archived: true})
 }
 
@@ -531,7 +536,7 @@ func (m archiveDoneMsg) apply(a *App) tea.Cmd {
 func (m continueDoneMsg) apply(a *App) tea.Cmd {
 	a.status.done(m.job)
 	if m.err != nil {
-		a.status.set(levelError, "continue "+m.ref.name()+": "+errText(m.err))
+		a.status.set(levelError, "continue "+a.c.name(m.ref)+": "+errText(m.err))
 		return nil
 	}
 	t := m.res.Thread
@@ -541,13 +546,13 @@ func (m continueDoneMsg) apply(a *App) tea.Cmd {
 	}
 	var cmds []tea.Cmd
 	if m.res.Existing {
-		a.status.set(levelOK, fmt.Sprintf("opened supervised thread %s (%s) of %s", shortID(t.ID), m.res.State, m.ref.name()))
+		a.status.set(levelOK, fmt.Sprintf("opened supervised thread %s (%s) of %s", a.c.short(t.ID), m.res.State, a.c.name(m.ref)))
 	} else {
 		state := m.res.State
 		if h := m.res.History; h != nil {
 			state += fmt.Sprintf(", %d message(s) carried", h.Messages)
 		}
-		a.status.set(levelOK, fmt.Sprintf("new supervised thread %s (%s) of %s", shortID(t.ID), state, m.ref.name()))
+		a.status.set(levelOK, fmt.Sprintf("new supervised thread %s (%s) of %s", a.c.short(t.ID), state, a.c.name(m.ref)))
 		cmds = append(cmds, a.fleet.Update(threadChangedMsg{id: t.ID, created: true}))
 	}
 	cmds = append(cmds, threadSelectedMsg{ref: ref, focus: true}.apply(a))
@@ -557,20 +562,20 @@ func (m continueDoneMsg) apply(a *App) tea.Cmd {
 func (m cancelDoneMsg) apply(a *App) tea.Cmd {
 	a.status.done(m.job)
 	if m.err != nil {
-		a.status.set(levelError, "cancel "+m.ref.name()+": "+errText(m.err))
+		a.status.set(levelError, "cancel "+a.c.name(m.ref)+": "+errText(m.err))
 		return nil
 	}
-	a.status.set(levelOK, "cancelled turn "+shortID(m.res.TurnID)+" of "+m.ref.name())
+	a.status.set(levelOK, "cancelled turn "+a.c.short(m.res.TurnID)+" of "+a.c.name(m.ref))
 	return a.broadcast(threadChangedMsg{id: m.ref.ID})
 }
 
 func (m sendDoneMsg) apply(a *App) tea.Cmd {
 	a.status.done(m.job)
 	if m.err != nil {
-		a.status.set(levelError, "send to "+m.ref.name()+": "+errText(m.err))
+		a.status.set(levelError, "send to "+a.c.name(m.ref)+": "+errText(m.err))
 		return nil
 	}
-	a.status.set(levelOK, "sent to "+m.ref.name()+": turn "+shortID(m.res.TurnID))
+	a.status.set(levelOK, "sent to "+a.c.name(m.ref)+": turn "+a.c.short(m.res.TurnID))
 	return a.broadcast(threadChangedMsg{id: m.ref.ID})
 }
 
@@ -592,16 +597,16 @@ func (m delegateDoneMsg) apply(a *App) tea.Cmd {
 func (m watchDoneMsg) apply(a *App) tea.Cmd {
 	a.status.done(m.job)
 	if m.err != nil {
-		a.status.set(levelError, "watch "+m.ref.name()+": "+errText(m.err))
+		a.status.set(levelError, "watch "+a.c.name(m.ref)+": "+errText(m.err))
 		return nil
 	}
 	switch {
 	case m.res.State == "alreadyTerminal":
-		a.status.set(levelOK, fmt.Sprintf("%s has already stopped (%s); nothing to watch", m.ref.name(), m.res.Status))
+		a.status.set(levelOK, fmt.Sprintf("%s has already stopped (%s); nothing to watch", a.c.name(m.ref), m.res.Status))
 	case m.res.Watch != nil:
-		a.status.set(levelOK, fmt.Sprintf("watching %s; %s is notified when it stops", m.ref.name(), m.res.Watch.Notify))
+		a.status.set(levelOK, fmt.Sprintf("watching %s; %s is notified when it stops", a.c.name(m.ref), m.res.Watch.Notify))
 	default:
-		a.status.set(levelOK, "watching "+m.ref.name())
+		a.status.set(levelOK, "watching "+a.c.name(m.ref))
 	}
 	return a.broadcast(watchAddedMsg{})
 }

@@ -87,6 +87,9 @@ func TestKeyOpenedCancelDialogAnswersAtOnceAndCancelsTheTurn(t *testing.T) {
 	rt.on(api.MethodThreadCancel, func(json.RawMessage) (any, error) {
 		return api.ThreadCancelResult{Thread: model.ThreadInfo{ID: idShell}, TurnID: "turn-9"}, nil
 	})
+	rt.on(api.MethodThreadList, func(json.RawMessage) (any, error) { // a turn runs: x applies
+		return api.ThreadListResult{Threads: []model.ThreadInfo{{ID: idShell, Harness: "shell", Status: model.ThreadActive, UpdatedAt: epoch}}}, nil
+	})
 	a := newTestApp(t, rt, 130, 34)
 	a.press(a.km.List.Bottom)
 	a.press(a.km.Thread.Cancel)

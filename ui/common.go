@@ -57,8 +57,11 @@ type Options struct {
 	// Reconcile is how often the fleet's visible pages are read again, so that sessions made
 	// in other Codex clients appear (at most every ReconcileEvery); zero turns the timer off.
 	Reconcile time.Duration
-	Plain     bool           // no markdown rendering of assistant text
-	Location  *time.Location // times are shown in it; default the local zone
+	Plain     bool // no markdown rendering of assistant text
+	// Embedded reports whether the app runs the runtime itself, so that quitting stops it and
+	// its running turns; nil means it never does.
+	Embedded func() bool
+	Location *time.Location // times are shown in it; default the local zone
 }
 
 // common is what every pane shares, by pointer. Commands capture values they need when they
@@ -70,6 +73,7 @@ type common struct {
 	st       *themes.Styles
 	profile  termenv.Profile
 	now      func() time.Time
+	embedded func() bool
 	timeout  time.Duration
 	grace    time.Duration
 	debounce time.Duration
@@ -81,6 +85,9 @@ type common struct {
 	loc       *time.Location
 
 	defaultHost string // the catalog's default host, once known; read and written in Update only
+	// ids are the thread and turn ids the app has loaded, so that each shows by its shortest
+	// unique form; read and written in Update only.
+	ids idIndex
 }
 
 // call runs one runtime method with the app's timeout.
@@ -108,11 +115,11 @@ func (r threadRef) catalog() bool { return r.Host != "" }
 func (r threadRef) node() bool { return strings.HasPrefix(r.Host, api.NodeHostPrefix) }
 
 // name is how a prompt or the status bar calls the thread.
-func (r threadRef) name() string {
+func (c *common) name(r threadRef) string {
 	if r.Title != "" {
-		return fmt.Sprintf("%s %q", shortID(r.ID), truncate(r.Title, 40))
+		return fmt.Sprintf("%s %q", c.short(r.ID), truncate(r.Title, 40))
 	}
-	return shortID(r.ID)
+	return c.short(r.ID)
 }
 
 // refFromInfo is the reference of a runtime thread: native ones are read through the catalog.
@@ -168,14 +175,6 @@ func clean(s string) string {
 // oneLine is clean text on one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(clean(s)), " ")
-}
-
-// shortID shortens a UUID to its first 8 and last 2 characters.
-func shortID(id string) string {
-	if len(id) <= 12 {
-		return id
-	}
-	return id[:8] + "…" + id[len(id)-2:]
 }
 
 // truncate cuts s to width cells, with an ellipsis when it cut.

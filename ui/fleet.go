@@ -33,6 +33,7 @@ type fleetGroup struct {
 	health  string // from catalog.hosts
 	errLine string // the host's last error; the group keeps its place
 	rows    []fleetRow
+	shown   int    // rows the search lets through, counted by relayout
 	next    string // cursor of the host's next page
 	loaded  bool   // a first page arrived
 	loading bool   // a page is in flight
@@ -101,13 +102,15 @@ type fleetPane struct {
 	w, h    int
 	focused bool
 
-	groups []*fleetGroup
-	lines  []fleetLine
-	cursor int    // index into lines; a row or a more line
-	curKey string // what the cursor is on, to find it again after reloads
-	offset int
-	seq    int
-	err    string // the whole catalog failed
+	groups    []*fleetGroup
+	lines     []fleetLine
+	shownRows int    // rows of every group the search lets through
+	active    int    // rows of threads running a turn
+	cursor    int    // index into lines; a row or a more line
+	curKey    string // what the cursor is on, to find it again after reloads
+	offset    int
+	seq       int
+	err       string // the whole catalog failed
 
 	search    textinput.Model
 	searching bool
@@ -168,13 +171,10 @@ func newFleetPane(c *common) *fleetPane {
 func (f *fleetPane) Init() tea.Cmd { return tea.Batch(f.reload(), f.reconcileTimer()) }
 
 func (f *fleetPane) Title() string {
-	n := 0
-	for _, g := range f.groups {
-		n += len(g.rows)
-	}
-	t := fmt.Sprintf("Fleet · %d", n)
-	if f.query != "" {
-		t += " · search " + truncate(oneLine(f.query), 20)
+	// The count is of the rows the search lets through, not of every row loaded.
+	t := fmt.Sprintf("Fleet · %d", f.shownRows)
+	if q := f.filter(); q != "" {
+		t += " · search " + truncate(oneLine(q), 20)
 	}
 	return t
 }
@@ -398,4 +398,26 @@ func (f *fleetPane) selectionChanged() tea.Cmd {
 	}
 	seq := f.selSeq
 	return tea.Tick(f.c.debounce, func(time.Time) tea.Msg { return selectSettledMsg{seq: seq} })
+}
+
+// titled is the ids of the rows whose title is s (any case), or failing that contains it.
+func (f *fleetPane) titled(s string) []string {
+	s = strings.ToLower(s)
+	var exact, part []string
+	for _, g := range f.groups {
+		for _, r := range g.rows {
+			t := strings.ToLower(r.ref.Title)
+			switch {
+			case t == "":
+			case t == s:
+				exact = append(exact, r.ref.ID)
+			case strings.Contains(t, s):
+				part = append(part, r.ref.ID)
+			}
+		}
+	}
+	if len(exact) > 0 {
+		return exact
+	}
+	return part
 }

@@ -106,7 +106,7 @@ func TestFleetStatusFollowsEventsWithoutReloading(t *testing.T) {
 	a := newTestApp(t, rt, 130, 34)
 	n := len(callsTo[api.CatalogSessionsParams](rt, api.MethodCatalogSessions))
 	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idA, Status: model.ThreadActive}))
-	mustContain(t, a.fleet.View(), "● active")
+	mustContain(t, a.fleet.View(), a.c.spinner()+" running")
 	if m := len(callsTo[api.CatalogSessionsParams](rt, api.MethodCatalogSessions)); m != n {
 		t.Fatalf("a status event reloaded the catalog (%d -> %d calls)", n, m)
 	}
@@ -128,4 +128,24 @@ func TestFleetDropsRepliesOfAnEarlierReload(t *testing.T) {
 		{Host: "gateway:local", Sessions: []api.CatalogSession{{ID: idC, Title: "stale row", UpdatedAt: epoch.Add(-time.Hour)}}},
 	}}})
 	mustNotContain(t, a.fleet.View(), "stale row")
+}
+
+// Scenario: issue 16 bug 8. While a search filters the fleet, the counts are of the rows it
+// lets through: in the title and in every group's header.
+func TestFleetCountsAreOfTheRowsTheSearchShows(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	a := newTestApp(t, rt, 130, 34)
+	if got := a.fleet.Title(); got != "Fleet · 4" {
+		t.Fatalf("title %q", got)
+	}
+	a.press(a.km.Fleet.Search)
+	a.typeText("release")
+	mustContain(t, a.fleet.Title(), "Fleet · 1 · search release")
+	v := a.fleet.View()
+	mustContain(t, v, "gateway:local  ✓ ok · 1", "codexhost threads  ✓ ok · 0")
+	a.send(keyOf(a.km.Input.Submit))
+	if got := a.fleet.Title(); got != "Fleet · 1 · search release" {
+		t.Fatalf("title after the catalog search %q", got)
+	}
 }

@@ -23,6 +23,7 @@ func (f *fleetPane) filter() string {
 func (f *fleetPane) relayout() {
 	q := strings.ToLower(f.filter())
 	f.lines = f.lines[:0]
+	f.shownRows, f.active = 0, 0
 	for gi, g := range f.groups {
 		if g.id == threadsGroup && !g.loaded && !g.loading && len(g.rows) == 0 && g.errLine == "" {
 			continue
@@ -33,12 +34,18 @@ func (f *fleetPane) relayout() {
 		}
 		shown := 0
 		for ri, r := range g.rows {
+			f.c.ids.add(r.ref.ID)
+			if r.ref.Status == model.ThreadActive {
+				f.active++
+			}
 			if q != "" && !strings.Contains(strings.ToLower(r.ref.Title), q) && !strings.HasPrefix(r.ref.ID, q) {
 				continue
 			}
 			f.lines = append(f.lines, fleetLine{kind: lineRow, g: gi, r: ri})
 			shown++
 		}
+		g.shown = shown
+		f.shownRows += shown
 		switch {
 		case g.next != "" || (g.loading && g.loaded):
 			f.lines = append(f.lines, fleetLine{kind: lineMore, g: gi})
@@ -144,7 +151,7 @@ func (f *fleetPane) renderLine(i int) string {
 			name = "codexhost threads"
 		}
 		health := f.healthBadge(g)
-		count := st.Muted.Render(fmt.Sprintf(" · %d", len(g.rows)))
+		count := st.Muted.Render(fmt.Sprintf(" · %d", g.shown))
 		return truncate(st.HelpSection.Render(name)+"  "+health+count, w)
 	case lineError:
 		return truncate("  "+st.Danger.Render(st.G.Danger+g.errLine), w)
@@ -196,6 +203,14 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 	if short {
 		bw = 1
 	}
+	if r.ref.Status == model.ThreadActive && !r.ref.Waiting {
+		// A running turn turns, here as in the transcript and the status bar.
+		word := " running"
+		if short {
+			word = ""
+		}
+		badge = st.BadgeActive.Render(pad(f.c.spinner()+word, bw))
+	}
 	var branchW, cwdW int
 	if w >= 60 {
 		branchW = 12
@@ -212,7 +227,7 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 	}
 	title := r.ref.Title
 	if title == "" {
-		title = shortID(r.ref.ID)
+		title = f.c.short(r.ref.ID)
 		if r.ref.Harness != "" && r.ref.Harness != model.NativeHarness {
 			title += " (" + r.ref.Harness + ")"
 		}

@@ -138,7 +138,7 @@ func (ta *testApp) run(cmd tea.Cmd) {
 		for _, c := range msg {
 			ta.run(c)
 		}
-	case spinner.TickMsg:
+	case spinner.TickMsg, liveTickMsg:
 	default:
 		ta.send(msg)
 	}
@@ -245,6 +245,7 @@ func fleetFixture(rt *fakeRuntime) {
 		}
 		return nil, model.Errorf(model.CodeThreadNotFound, "", "no thread %s", p.Thread)
 	})
+	rt.on(api.MethodTaskStatus, func(json.RawMessage) (any, error) { return api.TaskStatusResult{Tasks: []api.TaskInfo{}}, nil })
 	rt.on(api.MethodHarnessList, func(json.RawMessage) (any, error) {
 		return api.HarnessListResult{Harnesses: []api.HarnessInfo{{Name: "codex", Kind: "native"}, {Name: "shell", Kind: "external"}}}, nil
 	})

@@ -49,7 +49,10 @@ func (a *App) layout() {
 	bh := bodyH - th
 	lnw := rw / 2
 	wh := bh / 2
-	set(paneFleet, rect{0, 0, lw, bodyH})
+	// The tasks sit under the fleet, a third of its column.
+	kh := max(bodyH/3, 5)
+	set(paneFleet, rect{0, 0, lw, bodyH - kh})
+	set(paneTasks, rect{0, bodyH - kh, lw, kh})
 	set(paneTranscript, rect{lw, 0, rw, th})
 	set(paneLineage, rect{lw, th, lnw, bh})
 	set(paneWatches, rect{lw + lnw, th, rw - lnw, wh})

@@ -215,6 +215,7 @@ func (l *lineagePane) set(lin Lineage) {
 	for i := range lin.Nodes {
 		n := &lin.Nodes[i]
 		l.nodes[n.Thread.ID] = n
+		l.c.ids.add(n.Thread.ID)
 	}
 	l.lin.Focus = l.ref.ID
 	l.revis()
@@ -347,7 +348,7 @@ func (l *lineagePane) renderNode(i int) string {
 	var text strings.Builder
 	text.WriteString(oneLine(n.Thread.Harness))
 	text.WriteString(" ")
-	text.WriteString(shortID(v.id))
+	text.WriteString(l.c.short(v.id))
 	if n.Thread.Title != "" {
 		text.WriteString(" " + oneLine(n.Thread.Title))
 	}

@@ -18,6 +18,7 @@ type listSpec[T any] struct {
 	row    func(c *common, item T, width int) string
 	detail func(c *common, item T) string // the cursor row's full story, in the pane's last line
 	thread func(T) string                 // the thread a row is about, opened by Select
+	keys   func(c *common) []key.Binding  // the pane's own keys, for the footer
 }
 
 type listLoadedMsg[T any] struct {
@@ -65,9 +66,22 @@ func (p *listPane[T]) Capturing() bool   { return false }
 
 func (p *listPane[T]) Selected() (threadRef, bool) { return threadRef{}, false }
 
+// current is the row under the cursor.
+func (p *listPane[T]) current() (T, bool) {
+	if p.cursor < 0 || p.cursor >= len(p.items) {
+		var zero T
+		return zero, false
+	}
+	return p.items[p.cursor], true
+}
+
 func (p *listPane[T]) ShortHelp() []key.Binding {
 	k := p.c.keys.List
-	return []key.Binding{navHelp(k.Up, k.Down), k.Select}
+	b := []key.Binding{navHelp(k.Up, k.Down), k.Select}
+	if p.spec.keys != nil {
+		b = append(b, p.spec.keys(p.c)...)
+	}
+	return b
 }
 
 func (p *listPane[T]) FullHelp() [][]key.Binding { return [][]key.Binding{p.ShortHelp()} }
@@ -99,6 +113,11 @@ func (p *listPane[T]) Update(msg tea.Msg) tea.Cmd {
 			p.err = errText(msg.err)
 		} else {
 			p.err, p.items, p.loaded = "", msg.items, true
+			for _, it := range p.items {
+				if p.spec.thread != nil {
+					p.c.ids.add(p.spec.thread(it))
+				}
+			}
 			p.restore()
 		}
 		if p.dirty {
@@ -106,8 +125,10 @@ func (p *listPane[T]) Update(msg tea.Msg) tea.Cmd {
 			return p.reload()
 		}
 	case eventMsg:
-		// Watches change when threads stop and when notifications are delivered.
-		if msg.ev.Type == api.EventThreadStatus || msg.ev.Type == api.EventClientLog {
+		// Watches change when threads stop, when notifications are delivered, and the
+		// watch engine reports every other change of a watch's state.
+		switch msg.ev.Type {
+		case api.EventThreadStatus, api.EventClientLog, api.EventWatchState:
 			return p.reload()
 		}
 	case threadChangedMsg, watchAddedMsg:

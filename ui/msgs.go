@@ -35,6 +35,7 @@ const (
 	paneLineage
 	paneWatches
 	paneUndeliverable
+	paneTasks
 	paneCount
 )
 

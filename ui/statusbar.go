@@ -30,6 +30,8 @@ type statusBar struct {
 
 	msg string
 	lvl level
+
+	running int // threads of the fleet running a turn
 }
 
 func newStatusBar(c *common, endpoint string) *statusBar {
@@ -82,6 +84,9 @@ func (s *statusBar) View(w int) string {
 			text += ": " + s.connErr
 		}
 		parts = append(parts, st.StatusError.Render(st.G.Danger+text))
+	}
+	if s.running > 0 {
+		parts = append(parts, st.BadgeActive.Render(s.c.spinner()+" "+plural(s.running, "turn running", "turns running")))
 	}
 	if len(s.jobs) > 0 {
 		labels := make([]string, len(s.jobs))

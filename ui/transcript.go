@@ -23,6 +23,8 @@ type tEntry struct {
 	text       string
 	turn       string
 	turnStatus string
+	turnError  string    // why the turn failed or was interrupted, when known
+	started    time.Time // when the turn started, when known
 	at         time.Time
 }
 
@@ -51,11 +53,12 @@ type transcriptPane struct {
 	w, h    int
 	focused bool
 
-	ref    threadRef
-	has    bool
-	seq    int
-	err    string
-	loaded bool
+	ref      threadRef
+	has      bool
+	lastTurn *model.TurnSummary // from thread.read: the outcome of the thread's latest turn
+	seq      int
+	err      string
+	loaded   bool
 
 	entries      []tEntry
 	older        string // cursor of the next older page
@@ -70,7 +73,8 @@ type transcriptPane struct {
 	mdPending map[string]bool
 	mdWidth   int
 
-	lines []string // rendered body; nil when stale
+	lines    []string // rendered body; nil when stale
+	linesIDs int      // the id index's version the body was drawn with
 }
 
 func newTranscriptPane(c *common) *transcriptPane {
@@ -83,7 +87,7 @@ func (t *transcriptPane) Title() string {
 	if !t.has {
 		return "Transcript"
 	}
-	return "Transcript · " + t.ref.name()
+	return "Transcript · " + t.c.name(t.ref)
 }
 
 func (t *transcriptPane) SetSize(w, h int) {
@@ -109,12 +113,16 @@ func (t *transcriptPane) FullHelp() [][]key.Binding { return [][]key.Binding{t.S
 // Show switches to ref, or only updates what is known of it when it is already shown.
 func (t *transcriptPane) Show(ref threadRef) tea.Cmd {
 	if t.has && t.ref.ID == ref.ID && t.ref.Host == ref.Host {
+		if t.loaded {
+			// The pane read the thread itself and follows its events: its status is fresher.
+			ref.Status, ref.Waiting = t.ref.Status, t.ref.Waiting
+		}
 		t.ref = ref
 		return nil
 	}
 	t.ref, t.has = ref, true
 	t.seq++
-	t.entries, t.older, t.err, t.loaded = nil, "", "", false
+	t.entries, t.older, t.err, t.loaded, t.lastTurn = nil, "", "", false, nil
 	t.loadingOlder, t.queued = false, false
 	t.follow, t.offset = true, 0
 	t.md, t.mdPending, t.lines = map[string][]string{}, map[string]bool{}, nil
@@ -156,8 +164,12 @@ func turnEntries(turns []api.CatalogTurn) []tEntry {
 			if at.IsZero() && tr.StartedAt != nil {
 				at = *tr.StartedAt
 			}
-			out = append(out, tEntry{key: fmt.Sprintf("%s#%d", tr.ID, i), role: m.Role, text: clean(m.Text),
-				turn: tr.ID, turnStatus: tr.Status, at: at})
+			e := tEntry{key: fmt.Sprintf("%s#%d", tr.ID, i), role: m.Role, text: clean(m.Text),
+				turn: tr.ID, turnStatus: tr.Status, at: at}
+			if tr.StartedAt != nil {
+				e.started = *tr.StartedAt
+			}
+			out = append(out, e)
 		}
 	}
 	return out
@@ -249,10 +261,17 @@ func (t *transcriptPane) onLoaded(msg transcriptLoadedMsg) tea.Cmd {
 		return nil
 	}
 	t.err = ""
+	for _, e := range msg.entries {
+		t.c.ids.add(e.turn)
+	}
+	if msg.info != nil && msg.info.LastTurn != nil {
+		t.c.ids.add(msg.info.LastTurn.ID)
+	}
 	if msg.direct {
 		t.ref.Host = "" // later pages come from thread.read too
 	}
 	if msg.info != nil {
+		t.lastTurn = msg.info.LastTurn
 		t.ref.Status, t.ref.Waiting = msg.info.Status, msg.info.WaitingOnApproval
 		if t.ref.Title == "" {
 			t.ref.Title = oneLine(msg.info.Title)
@@ -382,9 +401,11 @@ func (t *transcriptPane) renderMarkdown() tea.Cmd {
 
 // body is every line of the transcript at the current width, built once per change.
 func (t *transcriptPane) body() []string {
-	if t.lines != nil {
+	t.c.ids.build()
+	if t.lines != nil && t.linesIDs == t.c.ids.version {
 		return t.lines
 	}
+	t.linesIDs = t.c.ids.version
 	st := t.c.st
 	w := max(t.w, 1)
 	lines := []string{}
@@ -394,12 +415,15 @@ func (t *transcriptPane) body() []string {
 		lines = append(lines, st.Muted.Render("↑ older messages: scroll up to load"))
 	}
 	turn := ""
+	var last tEntry
 	for _, e := range t.entries {
+		e = t.withOutcome(e)
 		if e.turn != turn && e.turn != "" {
+			lines = t.endTurn(lines, last)
 			turn = e.turn
-			head := "turn " + shortID(e.turn)
-			if e.turnStatus != "" {
-				head += " · " + e.turnStatus
+			head := "turn " + t.c.ids.short(e.turn)
+			if w := turnWords(e.turnStatus); w != "" {
+				head += " · " + w
 			}
 			if !e.at.IsZero() {
 				head += " · " + e.at.In(t.c.loc).Format("2006-01-02 15:04")
@@ -423,7 +447,10 @@ func (t *transcriptPane) body() []string {
 			}
 		}
 		lines = append(lines, "")
+		last = e
 	}
+	lines = t.endTurn(lines, last)
+	lines = t.lastTurnAlone(lines, turn)
 	t.lines = lines
 	return lines
 }
@@ -452,6 +479,9 @@ func (t *transcriptPane) View() string {
 		head += st.OK.Render("● live")
 	default:
 		head += st.Muted.Render("paused · " + t.c.keys.Transcript.Follow.Help().Key + " follows")
+	}
+	if r := t.runningHead(); r != "" {
+		head += " " + r
 	}
 	if t.loading {
 		head += st.Muted.Render(" · loading…")

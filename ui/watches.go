@@ -41,7 +41,7 @@ func watchingSpec() listSpec[model.Watch] {
 					when += " · try " + strconv.Itoa(w.Attempts)
 				}
 			}
-			return truncate(badge+" "+shortID(string(w.Thread))+" → "+oneLine(w.Notify)+"  "+st.Muted.Render(when), width)
+			return truncate(badge+" "+c.short(string(w.Thread))+" → "+oneLine(w.Notify)+"  "+st.Muted.Render(when), width)
 		},
 		detail: func(c *common, w model.Watch) string {
 			return "watch " + w.ID + " of " + string(w.Thread) + " for " + oneLine(w.Notify)
@@ -61,7 +61,7 @@ func undeliverableSpec() listSpec[model.Watch] {
 		thread: func(w model.Watch) string { return string(w.Thread) },
 		row: func(c *common, w model.Watch, width int) string {
 			st := c.st
-			return truncate(st.BadgeError.Render("✗")+" "+shortID(string(w.Thread))+" → "+oneLine(w.Notify)+" "+
+			return truncate(st.BadgeError.Render("✗")+" "+c.short(string(w.Thread))+" → "+oneLine(w.Notify)+" "+
 				st.Muted.Render(oneLine(w.Result)+" · "+oneLine(w.Reason)), width)
 		},
 		detail: func(c *common, w model.Watch) string {

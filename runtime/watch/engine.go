@@ -94,6 +94,10 @@ type Options struct {
 	OnClientEvent func(client string)
 	// MessageDir holds the texts of queued messages (Watch.MessageFile): messages.go.
 	MessageDir string
+	// OnChange is told of every change of a watch's state (registered, pending, delivering,
+	// delivered, undeliverable), so that views of the watches never need a poll. It must not
+	// block: it is called with the engine's lock held.
+	OnChange func(w model.Watch)
 }
 
 // Engine observes watched threads and delivers their notifications.
@@ -291,6 +295,7 @@ func (e *Engine) Register(ctx context.Context, thread model.ThreadID, notify str
 	e.active[w.ID] = &w
 	e.indexWatching(&w)
 	e.dirty[thread] = true // the thread may have stopped between the read and now
+	e.changed(w)
 	e.mu.Unlock()
 	e.Kick()
 	out := w
@@ -513,6 +518,13 @@ func (e *Engine) save(w *model.Watch, now time.Time) {
 	if err := e.opts.Store.PutWatch(*w); err != nil {
 		fmt.Fprintf(e.opts.Log, "watch %s: save: %v\n", w.ID, err)
 	}
+	e.changed(*w)
+}
+
+func (e *Engine) changed(w model.Watch) {
+	if e.opts.OnChange != nil {
+		e.opts.OnChange(w)
+	}
 }
 
 func (e *Engine) fault(point string) {
@@ -668,6 +680,7 @@ func (e *Engine) deliverToClient(client string, batch []*model.Watch, snapshot [
 			continue
 		}
 		e.fault("after-delivery-recorded")
+		e.changed(delivered)
 		delete(e.active, w.ID)
 		delete(e.restored, w.ID)
 		if err := e.opts.Store.DeleteWatch(w.ID); err != nil {

@@ -1,0 +1,95 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+const (
+	idTaskHigh = "019a3000-0000-7000-8000-0000000000f1"
+	idTaskRun  = "019a3000-0000-7000-8000-0000000000f2"
+	idTaskDone = "019a3000-0000-7000-8000-0000000000f3"
+)
+
+func tasksFixture(rt *fakeRuntime) {
+	yes := true
+	rt.on(api.MethodTaskStatus, func(json.RawMessage) (any, error) {
+		return api.TaskStatusResult{Tasks: []api.TaskInfo{
+			{TaskID: idTaskHigh, Status: model.TaskAwaitingConfirmation, RiskLevel: "high", Operations: []string{"read", "write", "run_tests"},
+				Root: "/src/app", Sandbox: "workspace-write", Handoff: &api.HandoffSummary{Title: "rotate the keys"}},
+			{TaskID: idTaskRun, Status: model.TaskRunning, RiskLevel: "medium", Operations: []string{"read", "write"}, Root: "/src/app", Sandbox: "workspace-write"},
+			{TaskID: idTaskDone, Status: model.TaskCompleted, RiskLevel: "low", Operations: []string{"read", "create_artifact"}, Root: "/src/docs",
+				Sandbox: "workspace-write", ChangedFiles: 3, TestsPassed: &yes, Handoff: &api.HandoffSummary{Title: "write the demo"}},
+		}}, nil
+	})
+	rt.on(api.MethodTaskCancel, func(json.RawMessage) (any, error) { return api.TaskStartResult{}, nil })
+	rt.on(api.MethodTaskConfirm, func(json.RawMessage) (any, error) { return api.TaskStartResult{}, nil })
+}
+
+// The tasks pane lists each task's risk (high stands out), status, tests, changed files and
+// operations; enter opens a task's transcript, x cancels after asking, and a high-risk task
+// held for the operator asks to be confirmed, showing its risk, operations and root.
+func TestTasksPaneListsTasksCancelsAndConfirmsHighRisk(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	tasksFixture(rt)
+	a := newTestApp(t, rt, 200, 50)
+	a.press(a.km.Global.Tasks)
+	v := a.tasks.View()
+	mustContain(t, v, "! high", "◆ confirm?", "rotate the keys", "read,write,run_tests",
+		"medium", a.c.spinner()+" running", "019a3000…f2",
+		"low", "✓ done", "tests ✓", "3 files", "write the demo", "root /src/app")
+
+	// Enter on the awaiting high-risk task: the confirmation dialog.
+	a.press(a.km.List.Select)
+	d := strings.Join(a.confirm.lines, " ")
+	if !a.confirm.open {
+		t.Fatal("no confirmation dialog")
+	}
+	mustContain(t, d, "high risk", "read, write, run_tests", "/src/app", "network access")
+	a.press(a.km.Dialog.Confirm)
+	if calls := callsTo[api.TaskConfirmParams](rt, api.MethodTaskConfirm); len(calls) != 1 || calls[0].TaskID != idTaskHigh {
+		t.Fatalf("confirm calls %+v", calls)
+	}
+
+	// x on the running task asks, and y cancels it with confirm true.
+	a.press(a.km.List.Down)
+	a.press(a.km.Tasks.Cancel)
+	if !a.confirm.open {
+		t.Fatal("x did not ask")
+	}
+	a.press(a.km.Dialog.Confirm)
+	if calls := callsTo[api.TaskCancelParams](rt, api.MethodTaskCancel); len(calls) != 1 || calls[0].TaskID != idTaskRun || !calls[0].Confirm {
+		t.Fatalf("cancel calls %+v", calls)
+	}
+
+	// A finished task: nothing to cancel, and enter opens its transcript.
+	a.press(a.km.List.Down)
+	a.press(a.km.Tasks.Cancel)
+	if a.confirm.open {
+		t.Fatal("x on a finished task asked")
+	}
+	mustContain(t, a.status.View(200), "nothing to cancel")
+	a.press(a.km.List.Select)
+	if a.focus != paneTranscript || a.transcript.ref.ID != idTaskDone {
+		t.Fatalf("enter opened %q (focus %d)", a.transcript.ref.ID, a.focus)
+	}
+}
+
+// The footer keeps ? help and q quit at every width the app runs at, with the rest cut.
+func TestFooterKeepsHelpAndQuit(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	for _, w := range []int{80, 100, 120, 160} {
+		a := newTestApp(t, rt, w, 30)
+		f := a.footer()
+		if ansiWidth(f) != w {
+			t.Fatalf("footer at %d is %d wide", w, ansiWidth(f))
+		}
+		mustContain(t, f, "? help", "q quit")
+	}
+}
