@@ -182,6 +182,22 @@ func (f *follower) forward(ctx context.Context, caller api.Caller, method string
 	return out, nil
 }
 
+// visible asks the runtime holding the home whether caller may hear of thread.
+func (f *follower) visible(ctx context.Context, caller api.Caller, thread model.ThreadID) bool {
+	raw, err := f.forward(ctx, caller, api.MethodThreadVisible, mustJSON(api.ThreadVisibleParams{Thread: string(thread)}))
+	if err != nil {
+		return false
+	}
+	var res api.ThreadVisibleResult
+	b, _ := raw.(json.RawMessage)
+	return json.Unmarshal(b, &res) == nil && res.Visible
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
 // forwarded runs a request a follower passed on. Only the operator client may assert another
 // caller (forwardPolicy): its token already owns the home (it can rewrite config.toml), so
 // trusting it grants nothing new. Forwarded callers are named clients (external or node),

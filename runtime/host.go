@@ -346,6 +346,40 @@ func (h *Host) Subscribe(ctx context.Context, fn func(api.Event)) {
 	}()
 }
 
+// SubscribeCaller registers fn for the events caller may see: everything for agents and
+// operators; for a client without operator.read, the events of its own principal's threads
+// and its own event log, so that no client learns ids it was never given.
+func (h *Host) SubscribeCaller(ctx context.Context, caller api.Caller, fn func(api.Event)) {
+	visible := h.threads.VisibleTo(caller, h.currentConfig().Grant(caller.Client))
+	if f := h.follower.Load(); f != nil && visible != nil {
+		visible = func(id model.ThreadID) bool { return f.visible(ctx, caller, id) }
+	}
+	if visible == nil {
+		h.Subscribe(ctx, fn)
+		return
+	}
+	var mu sync.Mutex
+	seen := map[string]bool{} // a thread's principal never changes
+	h.Subscribe(ctx, func(ev api.Event) {
+		if ev.Type == api.EventClientLog {
+			if ev.Thread == caller.Client {
+				fn(ev)
+			}
+			return
+		}
+		mu.Lock()
+		ok, known := seen[ev.Thread]
+		if !known {
+			ok = visible(model.ThreadID(ev.Thread))
+			seen[ev.Thread] = ok
+		}
+		mu.Unlock()
+		if ok {
+			fn(ev)
+		}
+	})
+}
+
 func (h *Host) publish(ev api.Event) {
 	h.subMu.Lock()
 	fns := make([]func(api.Event), 0, len(h.subs))

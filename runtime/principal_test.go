@@ -2,8 +2,10 @@ package runtime
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/codexhost/codexhost/model"
@@ -89,5 +91,50 @@ func TestThreadPrincipalRules(t *testing.T) {
 	denied("an agent sends to a session codexhost did not start", send(agent, foreign), "codexhost continue")
 	if err := send(th.client("control"), foreign); !model.IsCode(err, model.CodeThreadNotFound) {
 		t.Errorf("write controls pass the policy and reach the thread lookup: %v", err)
+	}
+}
+
+// The event stream follows the same rule as thread list: a client without operator.read
+// hears only of its own principal's threads (and its own event log), so events never reveal
+// ids it was never given; an operator.read client hears of every thread.
+func TestEventStreamShowsAClientOnlyItsOwnThreads(t *testing.T) {
+	th := newTestHost(t, hostOptions{clients: []string{"bot", "other"}, grants: map[string]config.Grant{
+		"reader": {Scopes: []string{config.ScopeRead}},
+	}})
+	cwd := t.TempDir()
+	bot, other, reader := th.client("bot"), th.client("other"), th.client("reader")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	heard := func(c *api.Client) func() map[string]bool {
+		events, err := c.Events(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		seen := map[string]bool{}
+		go func() {
+			for ev := range events {
+				mu.Lock()
+				seen[ev.Thread] = true
+				mu.Unlock()
+			}
+		}()
+		return func() map[string]bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return maps.Clone(seen)
+		}
+	}
+	botHeard, readerHeard := heard(bot), heard(reader)
+	theirs := delegate(t, other, api.DelegateStartParams{Harness: "shell", Task: "other's", Cwd: cwd}).Thread.ID
+	own := delegate(t, bot, api.DelegateStartParams{Harness: "shell", Task: "bot's", Cwd: cwd}).Thread.ID
+	waitStopped(t, reader, theirs)
+	waitStopped(t, reader, own)
+	eventually(t, "events of both threads for operator.read and of its own for bot", func() bool {
+		r, b := readerHeard(), botHeard()
+		return r[theirs] && r[own] && b[own]
+	})
+	if botHeard()[theirs] {
+		t.Fatalf("bot heard of another client's thread %s", theirs)
 	}
 }

@@ -62,6 +62,7 @@ func permissionTable() []permissionCase {
 		{api.MethodThreadWatches, nil, notNode},
 		{api.MethodThreadMarkers, api.ThreadMarkersParams{Thread: missing}, notNode},
 		{api.MethodThreadLineage, api.ThreadLineageParams{Thread: missing}, notNode},
+		{api.MethodThreadVisible, api.ThreadVisibleParams{Thread: missing}, notNode},
 		{api.MethodClientEvents, api.ClientEventsParams{}, clientsAll},
 		{api.MethodCatalogHosts, nil, listers},
 		{api.MethodCatalogSessions, api.CatalogSessionsParams{}, listers},

@@ -251,6 +251,9 @@ type Handler interface {
 	// subscribed connection and waits for it, so it must register and return. fn never blocks
 	// and is safe to call from any goroutine, also after ctx ended (it then does nothing).
 	Subscribe(ctx context.Context, fn func(Event))
+	// SubscribeCaller is Subscribe for an authenticated connection: fn gets only the events
+	// caller may see.
+	SubscribeCaller(ctx context.Context, caller Caller, fn func(Event))
 	// Authorize checks a caller against the policy of a method the server serves itself
 	// (events.subscribe), so that every method's policy lives in the handler's one table.
 	Authorize(caller Caller, method string) error
@@ -458,4 +461,18 @@ type ThreadLineageResult struct {
 	Root      string        `json:"root"`
 	Nodes     []LineageNode `json:"nodes"`
 	Truncated bool          `json:"truncated"`
+}
+
+// MethodThreadVisible asks whether the caller may learn of a thread it was not given (its
+// events, its row in a list): a runtime that does not hold the store asks the one that does.
+const MethodThreadVisible = "thread.visible"
+
+// ThreadVisibleParams names the thread.
+type ThreadVisibleParams struct {
+	Thread string `json:"thread"`
+}
+
+// ThreadVisibleResult answers for the calling client.
+type ThreadVisibleResult struct {
+	Visible bool `json:"visible"`
 }

@@ -545,7 +545,7 @@ func (c *serverConn) subscribe(*wireRequest) (any, error) {
 		queue := make(chan Event, c.s.opts.EventQueue)
 		c.s.wg.Add(1)
 		go c.writeEvents(queue)
-		c.s.h.Subscribe(c.ctx, func(ev Event) {
+		c.s.h.SubscribeCaller(c.ctx, c.caller, func(ev Event) {
 			if c.ctx.Err() != nil {
 				return
 			}

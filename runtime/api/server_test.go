@@ -57,6 +57,11 @@ func (h *testHandler) Authenticate(token string) (Caller, bool) {
 	return Caller{}, false
 }
 
+// SubscribeCaller shows every caller every event.
+func (h *testHandler) SubscribeCaller(ctx context.Context, _ Caller, fn func(Event)) {
+	h.Subscribe(ctx, fn)
+}
+
 // Authorize admits every caller to events.subscribe, as the runtime's table does.
 func (h *testHandler) Authorize(Caller, string) error { return nil }
 

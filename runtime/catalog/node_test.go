@@ -53,6 +53,8 @@ func (n *testNode) Authenticate(token string) (api.Caller, bool) {
 
 func (n *testNode) Subscribe(ctx context.Context, fn func(api.Event)) {}
 
+func (n *testNode) SubscribeCaller(context.Context, api.Caller, func(api.Event)) {}
+
 // Authorize refuses the event stream: a node answers node commands only.
 func (n *testNode) Authorize(api.Caller, string) error {
 	return model.Errorf(model.CodePermissionDenied, "", "a node serves node commands only")

@@ -185,6 +185,8 @@ func (n *testNode) Authenticate(token string) (api.Caller, bool) {
 
 func (n *testNode) Subscribe(context.Context, func(api.Event)) {}
 
+func (n *testNode) SubscribeCaller(context.Context, api.Caller, func(api.Event)) {}
+
 // Authorize refuses the event stream: a node answers node commands only.
 func (n *testNode) Authorize(api.Caller, string) error {
 	return model.Errorf(model.CodePermissionDenied, "", "a node serves node commands only")

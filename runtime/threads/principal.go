@@ -55,10 +55,20 @@ func (s *Service) PrincipalOf(id model.ThreadID) (principal string, ok bool, err
 
 // listVisible is the filter thread.list applies for this caller, nil when it sees all.
 func (s *Service) listVisible(env route.Env) func(model.ThreadID) bool {
-	if env.Caller.Kind != api.CallerClient || env.Grant().Has(config.ScopeRead) {
+	return s.VisibleTo(env.Caller, env.Grant())
+}
+
+// VisibleTo is which threads a caller may learn of without being given their ids (listing,
+// events): nil for every thread. A client without operator.read sees its own principal's;
+// a runtime that does not hold the store (a follower) cannot tell, and shows it none.
+func (s *Service) VisibleTo(caller api.Caller, grant config.Grant) func(model.ThreadID) bool {
+	if caller.Kind != api.CallerClient || grant.Has(config.ScopeRead) {
 		return nil
 	}
-	mine := model.ClientRecipientPrefix + env.Caller.Client
+	if s.deps.Store == nil {
+		return func(model.ThreadID) bool { return false }
+	}
+	mine := model.ClientRecipientPrefix + caller.Client
 	return func(id model.ThreadID) bool {
 		p, ok, err := s.PrincipalOf(id)
 		return err == nil && ok && p == mine

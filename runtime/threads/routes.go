@@ -40,6 +40,11 @@ func (s *Service) Routes() []route.Route {
 			Call: func(ctx context.Context, env route.Env, p api.ThreadWatchParams) (any, error) {
 				return s.Watch(ctx, env.Caller, p)
 			}}.Route(),
+		route.Spec[api.ThreadVisibleParams]{Method: api.MethodThreadVisible, Policy: route.Everyone,
+			Call: func(_ context.Context, env route.Env, p api.ThreadVisibleParams) (any, error) {
+				visible := s.VisibleTo(env.Caller, env.Grant())
+				return api.ThreadVisibleResult{Visible: visible == nil || visible(model.ThreadID(p.Thread))}, nil
+			}}.Route(),
 		route.Spec[api.ThreadLineageParams]{Method: api.MethodThreadLineage, Policy: route.Everyone,
 			Call: func(ctx context.Context, env route.Env, p api.ThreadLineageParams) (any, error) {
 				return lineage.Walk(ctx, lineageSource{s: s, caller: env.Caller, visible: s.listVisible(env)}, p.Thread, p.MaxNodes)
