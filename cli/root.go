@@ -33,7 +33,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newNodeCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd(),
 		newSessionsCmd(), newTranscriptCmd(), newContinueCmd(), newArchiveCmd(), newHostsCmd(), newLineageCmd())
-	root.AddCommand(newDoctorCmd(), newCompatCmd())
+	root.AddCommand(newDoctorCmd(), newCompatCmd(), newBackupCmd(), newRestoreCmd())
 	return root
 }
 

@@ -439,6 +439,8 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 		return decodeCall(ctx, params, func(ctx context.Context, p api.ThreadCancelParams) (any, error) { return h.ThreadCancel(ctx, p) })
 	case api.MethodCatalogHosts, api.MethodCatalogSessions, api.MethodCatalogTranscript, api.MethodCatalogArchive:
 		return h.handleCatalog(ctx, caller, method, params)
+	case api.MethodStoreBackup:
+		return decodeCall(ctx, params, func(ctx context.Context, p api.StoreBackupParams) (any, error) { return h.StoreBackup(ctx, caller, p) })
 	case api.MethodCatalogContinue:
 		return decodeCall(ctx, params, func(ctx context.Context, p api.CatalogContinueParams) (any, error) {
 			return h.CatalogContinue(ctx, caller, p)
