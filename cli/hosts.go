@@ -166,6 +166,21 @@ func localOperatorToken(home string) (string, error) {
 	}
 	want := config.HashToken(token)
 	if cl, ok := cfg.Clients[localClient]; !ok || cl.TokenSHA256 != want || len(cl.Scopes) == 0 {
+		err := config.Update(home, func(cfg *config.Config) error { registerLocalClient(cfg, want); return nil })
+		var me *model.Error
+		if errors.As(err, &me) {
+			return "", me
+		}
+		if err != nil {
+			return "", model.Errorf(model.CodeFailedPrecondition, "check the permissions of config.toml", "register the local operator client: %v", err)
+		}
+	}
+	return token, nil
+}
+
+// registerLocalClient makes config.toml follow the token file, the operator's credential.
+func registerLocalClient(cfg *config.Config, want string) {
+	if cl, ok := cfg.Clients[localClient]; !ok || cl.TokenSHA256 != want || len(cl.Scopes) == 0 {
 		// The token file is the operator's credential; config.toml follows it. The client gets
 		// every operator scope and both controls when made, or when it has no scopes (it was
 		// written before scopes existed); scopes narrowed by hand are kept.
@@ -178,11 +193,7 @@ func localOperatorToken(home string) (string, error) {
 			cl.Scopes, cl.AllowRawTranscripts, cl.AllowWriteControls = g.Scopes, g.AllowRawTranscripts, g.AllowWriteControls
 		}
 		cfg.Clients[localClient] = cl
-		if err := config.Save(home, cfg); err != nil {
-			return "", model.Errorf(model.CodeFailedPrecondition, "check the permissions of config.toml", "register the local operator client: %v", err)
-		}
 	}
-	return token, nil
 }
 
 func readOperatorToken(path string) (string, error) {
