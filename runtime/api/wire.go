@@ -132,6 +132,9 @@ func readLine(r *bufio.Reader, max int, scratch *[]byte) ([]byte, error) {
 		}
 		return line, err
 	}
+	if len(chunk) > max {
+		return nil, errLineTooLong // a full buffer without a newline: no need to copy it
+	}
 	buf := append((*scratch)[:0], chunk...)
 	for errors.Is(err, bufio.ErrBufferFull) {
 		if len(buf) > max {
