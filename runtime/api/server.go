@@ -377,7 +377,7 @@ type serverConn struct {
 	cancel   context.CancelFunc
 
 	// Set by the read loop before it starts any request goroutine, then only read.
-	caller Caller
+	caller     Caller
 	connLimits // authed, the time of accept, requests in flight
 
 	wmu           sync.Mutex
