@@ -63,6 +63,9 @@ func printHosts(w io.Writer, res api.CatalogHostsResult) {
 // localClient is the name of the home's own operator client.
 const localClient = config.OperatorClient
 
+// maxOperatorTimeout bounds an operator command's --timeout.
+const maxOperatorTimeout = 24 * time.Hour
+
 // operatorTokenFile holds the local client's token inside the home (0600).
 const operatorTokenFile = "operator.token"
 
@@ -81,7 +84,7 @@ func (o *operatorCommand) register(cmd *cobra.Command) {
 	f.StringVar(&o.clientToken, "client-token", "", "client token of a runtime's external listener (or "+envClientToken+"; default: the home's local operator client)")
 	f.StringVar(&o.endpoint, "endpoint", "", "runtime endpoint for --client-token (or "+envEndpoint+"; default: the home's socket)")
 	if o.timeoutMs > 0 {
-		f.IntVar(&o.timeoutMs, "timeout", o.timeoutMs, "give up after this many milliseconds")
+		f.IntVar(&o.timeoutMs, "timeout", o.timeoutMs, "give up after this many milliseconds (at most a day)")
 	}
 }
 
@@ -109,7 +112,7 @@ func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result
 	}
 	if o.timeoutMs > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(o.timeoutMs)*time.Millisecond)
+		ctx, cancel = context.WithTimeout(ctx, model.ClampMillis(int64(o.timeoutMs), maxOperatorTimeout))
 		defer cancel()
 	}
 	home, err := homeDir()

@@ -122,10 +122,7 @@ func (h *Host) ThreadWait(ctx context.Context, p api.ThreadWaitParams) (api.Thre
 		return api.ThreadReadResult{}, model.Errorf(model.CodeInvalidArgument, "use a positive --timeout-ms", "negative timeout")
 	}
 	if p.TimeoutMs > 0 {
-		timeout = time.Duration(p.TimeoutMs) * time.Millisecond
-	}
-	if timeout > MaxWaitTimeout {
-		timeout = MaxWaitTimeout
+		timeout = model.ClampMillis(int64(p.TimeoutMs), MaxWaitTimeout)
 	}
 	id, err := parseThread(p.Thread)
 	if err != nil {

@@ -448,7 +448,7 @@ func (c *serverConn) handleLine(line []byte) bool {
 	}
 	if !validID(req.ID) {
 		c.write(encodeError(nil, rpcInvalidRequest, model.Errorf(model.CodeInvalidArgument,
-			"use a number or a string as id", "request id must be a string, a number or null")))
+			"use a number or a string of valid UTF-8 as id", "request id must be a string of valid UTF-8, a number or null")))
 		return c.authed.Load()
 	}
 	if req.JSONRPC != "2.0" || req.Method == "" {
