@@ -23,11 +23,31 @@ build:
 bench: install-codex
 	CODEXHOST_CODEX_BIN="$$(./scripts/install-codex.sh)" $(GO) test -run '^$$' -bench . -benchmem ./...
 
-# A short fuzz run of each parser; longer runs: make fuzz FUZZTIME=5m
+# A short fuzz run of each parser, one target at a time; longer runs: make fuzz FUZZTIME=5m.
+# `make test` already runs every target once over its seed corpus (plain go test does).
 FUZZTIME ?= 20s
+FUZZFLAGS ?= -parallel 1
 fuzz:
-	$(GO) test ./model -run '^$$' -fuzz '^FuzzParseThreadID$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./model -run '^$$' -fuzz '^FuzzNormalizeRef$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./model -run '^$$' -fuzz '^FuzzParseThreadID$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./model -run '^$$' -fuzz '^FuzzNormalizeRef$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./model -run '^$$' -fuzz '^FuzzClampMillis$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/api -run '^$$' -fuzz '^FuzzReadLine$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/api -run '^$$' -fuzz '^FuzzParseEndpoint$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/api -run '^$$' -fuzz '^FuzzServerHandleLine$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/api -run '^$$' -fuzz '^FuzzClientDispatch$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/appserver -run '^$$' -fuzz '^FuzzAppServerReadLine$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/config -run '^$$' -fuzz '^FuzzLoadConfig$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/config -run '^$$' -fuzz '^FuzzDuration$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./keymap -run '^$$' -fuzz '^FuzzApplyKeys$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime -run '^$$' -fuzz '^FuzzDecodeListCursor$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/harness -run '^$$' -fuzz '^FuzzTranscriptCursor$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/harness -run '^$$' -fuzz '^FuzzNativeDecodeCursor$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/harness -run '^$$' -fuzz '^FuzzParseProcLocks$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/catalog -run '^$$' -fuzz '^FuzzCatalogCursor$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/catalog -run '^$$' -fuzz '^FuzzSupervisionHistoryFiles$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./runtime/catalog -run '^$$' -fuzz '^FuzzNodeResponse$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./store -run '^$$' -fuzz '^FuzzDecodeRecord$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
+	$(GO) test ./store -run '^$$' -fuzz '^FuzzStoreCursors$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS)
 
 clean:
 	rm -rf bin dist

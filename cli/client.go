@@ -48,6 +48,9 @@ func newClientAddCmd() *cobra.Command {
 			if err := os.MkdirAll(home, 0o700); err != nil {
 				return err
 			}
+			if err := config.RefuseReservedName(args[0]); err != nil {
+				return err
+			}
 			var token string
 			if err := config.Update(home, func(cfg *config.Config) error {
 				var aerr error

@@ -372,6 +372,16 @@ func (c *Config) MatchClient(token string) (string, bool) {
 	return match, match != ""
 }
 
+// RefuseReservedName refuses the name of the home's operator client for a client made by
+// hand (`client add`, `node allow`): the operator commands make that one, with its token file.
+func RefuseReservedName(name string) error {
+	if name == OperatorClient {
+		return model.Errorf(model.CodeInvalidArgument, "choose another name; the operator commands make and use it by themselves",
+			"the client name %q is reserved for the home's operator client", name)
+	}
+	return nil
+}
+
 // AddClient creates a client token, stores its hash and returns the token (shown once). The
 // client gets the grant g; the zero Grant is no operator scope and neither control.
 func (c *Config) AddClient(name string, g Grant) (string, error) {
@@ -386,10 +396,6 @@ func (c *Config) AddClient(name string, g Grant) (string, error) {
 		if !slices.Contains(scopes, sc) {
 			scopes = append(scopes, sc)
 		}
-	}
-	if name == OperatorClient {
-		return "", model.Errorf(model.CodeInvalidArgument, "choose another name; the operator commands make and use it by themselves",
-			"the client name %q is reserved for the home's operator client", name)
 	}
 	if _, ok := c.Clients[name]; ok {
 		return "", model.Errorf(model.CodeFailedPrecondition, "choose another name, or remove ["+"clients."+name+"] from config.toml first", "client %q already exists", name)
