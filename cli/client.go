@@ -48,15 +48,15 @@ func newClientAddCmd() *cobra.Command {
 			if err := os.MkdirAll(home, 0o700); err != nil {
 				return err
 			}
-			cfg, err := config.Load(home)
-			if err != nil {
+			if err := config.RefuseReservedName(args[0]); err != nil {
 				return err
 			}
-			token, err := cfg.AddClient(args[0], grant)
-			if err != nil {
-				return err
-			}
-			if err := config.Save(home, cfg); err != nil {
+			var token string
+			if err := config.Update(home, func(cfg *config.Config) error {
+				var aerr error
+				token, aerr = cfg.AddClient(args[0], grant)
+				return aerr
+			}); err != nil {
 				return err
 			}
 			if asJSON {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,7 @@ type doctorReport struct {
 	OK     bool         `json:"ok"`
 	Config doctorConfig `json:"config"`
 	Codex  doctorCodex  `json:"codex"`
+	Store  doctorStore  `json:"store"`
 }
 
 type doctorConfig struct {
@@ -41,7 +43,7 @@ func newDoctorCmd() *cobra.Command {
 	var fix, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "doctor [--fix] [--json]",
-		Short: "Check the home's config.toml and the Codex installation; --fix migrates legacy configuration",
+		Short: "Check the home's config.toml, its database and backups, and the Codex installation; --fix migrates legacy configuration",
 		Long: "Check the home's config.toml and the Codex installation.\n\n" +
 			"config.toml from before the fleet catalog kept the supervised Codex homes and the agent tools' policy in a " +
 			"[supervisor] table (endpoints, enabled, allowRawTranscripts, allowWriteControls, max_stored_sessions). " +
@@ -54,7 +56,7 @@ func newDoctorCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := runDoctor(home, fix, envOf(cmd.Context()).get)
+			rep, err := runDoctor(home, fix, envOf(cmd.Context()).get, time.Now())
 			if err != nil {
 				return err
 			}
@@ -76,7 +78,7 @@ func newDoctorCmd() *cobra.Command {
 // runDoctor checks home; with fix it migrates the legacy table first. A migration that
 // cannot be done fails the command: nothing was written, and the error names the key.
 // getenv reads the command's environment (where the codex binary may be named).
-func runDoctor(home string, fix bool, getenv func(string) string) (doctorReport, error) {
+func runDoctor(home string, fix bool, getenv func(string) string, now time.Time) (doctorReport, error) {
 	rep := doctorReport{Home: home, Config: doctorConfig{Path: filepath.Join(home, config.FileName)}}
 	var (
 		m   *config.Migration
@@ -109,7 +111,8 @@ func runDoctor(home string, fix bool, getenv func(string) string) (doctorReport,
 
 	bin, lerr := appserver.Locate(codexBin, getenv)
 	rep.Codex = doctorCodex{OK: lerr == nil, Bin: bin, Error: model.AsError(lerr)}
-	rep.OK = rep.Config.OK && rep.Codex.OK
+	rep.Store = checkStore(home, now)
+	rep.OK = rep.Config.OK && rep.Codex.OK && rep.Store.OK
 	return rep, nil
 }
 
@@ -132,6 +135,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	printFinding(w, rep.Config.Error)
 	fmt.Fprintf(w, "codex   %s\n", dash(rep.Codex.Bin))
 	printFinding(w, rep.Codex.Error)
+	printStore(w, rep.Store)
 	if rep.OK {
 		fmt.Fprintln(w, "ok")
 	} else {

@@ -33,16 +33,16 @@ func newNodeCmd() *cobra.Command {
 	return cmd
 }
 
-func loadHomeConfig(ctx context.Context) (string, *config.Config, error) {
+// updateHomeConfig changes the home's config.toml under its lock (config.Update).
+func updateHomeConfig(ctx context.Context, fn func(*config.Config) error) error {
 	home, err := homeDir(ctx)
 	if err != nil {
-		return "", nil, err
+		return err
 	}
 	if err := os.MkdirAll(home, 0o700); err != nil {
-		return "", nil, err
+		return err
 	}
-	cfg, err := config.Load(home)
-	return home, cfg, err
+	return config.Update(home, fn)
 }
 
 func newNodeAllowCmd() *cobra.Command {
@@ -57,19 +57,20 @@ func newNodeAllowCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, cfg, err := loadHomeConfig(cmd.Context())
-			if err != nil {
-				return err
-			}
-			token, err := cfg.AddNodeClient(args[0])
-			if err != nil {
-				return err
-			}
-			if err := config.Save(home, cfg); err != nil {
+			var (
+				token      string
+				advertised []string
+			)
+			if err := updateHomeConfig(cmd.Context(), func(cfg *config.Config) error {
+				var aerr error
+				token, aerr = cfg.AddNodeClient(args[0])
+				advertised = cfg.NodeAdvertised()
+				return aerr
+			}); err != nil {
 				return err
 			}
 			if asJSON {
-				b, _ := json.Marshal(map[string]any{"client": args[0], "token": token, "commands": cfg.NodeAdvertised()})
+				b, _ := json.Marshal(map[string]any{"client": args[0], "token": token, "commands": advertised})
 				fmt.Fprintln(cmd.OutOrStdout(), string(b))
 				return nil
 			}
@@ -105,14 +106,7 @@ func newNodePairCmd() *cobra.Command {
 			if err != nil && err != io.EOF {
 				return err
 			}
-			home, cfg, err := loadHomeConfig(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if err := cfg.PairNode(args[0], args[1], line); err != nil {
-				return err
-			}
-			if err := config.Save(home, cfg); err != nil {
+			if err := updateHomeConfig(cmd.Context(), func(cfg *config.Config) error { return cfg.PairNode(args[0], args[1], line) }); err != nil {
 				return err
 			}
 			hostID := config.NodeHostPrefix + args[0]

@@ -30,6 +30,9 @@ import (
 // localClient is the name of the home's own operator client.
 const localClient = config.OperatorClient
 
+// maxOperatorTimeout bounds an operator command's --timeout.
+const maxOperatorTimeout = 24 * time.Hour
+
 // operatorTokenFile holds the local client's token inside the home (0600).
 const operatorTokenFile = "operator.token"
 
@@ -48,7 +51,7 @@ func (o *operatorCommand) register(cmd *cobra.Command) {
 	f.StringVar(&o.clientToken, "client-token", "", "client token of a runtime's external listener (or "+envClientToken+"; default: the home's local operator client)")
 	f.StringVar(&o.endpoint, "endpoint", "", "runtime endpoint for --client-token (or "+envEndpoint+"; default: the home's socket)")
 	if o.timeoutMs > 0 {
-		f.IntVar(&o.timeoutMs, "timeout", o.timeoutMs, "give up after this many milliseconds")
+		f.IntVar(&o.timeoutMs, "timeout", o.timeoutMs, "give up after this many milliseconds (at most a day)")
 	}
 }
 
@@ -76,7 +79,7 @@ func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result
 	}
 	if o.timeoutMs > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(o.timeoutMs)*time.Millisecond)
+		ctx, cancel = context.WithTimeout(ctx, model.ClampMillis(int64(o.timeoutMs), maxOperatorTimeout))
 		defer cancel()
 	}
 	home, err := homeDir(ctx)
@@ -121,23 +124,36 @@ func localOperatorToken(home string) (string, error) {
 	}
 	want := config.HashToken(token)
 	if cl, ok := cfg.Clients[localClient]; !ok || cl.TokenSHA256 != want || len(cl.Scopes) == 0 {
-		// The token file is the operator's credential; config.toml follows it. The client gets
-		// every operator scope and both controls when made, or when it has no scopes (it was
-		// written before scopes existed); scopes narrowed by hand are kept.
-		if cfg.Clients == nil {
-			cfg.Clients = map[string]config.Client{}
+		err := config.Update(home, func(cfg *config.Config) error { registerLocalClient(cfg, want); return nil })
+		var me *model.Error
+		if errors.As(err, &me) {
+			return "", me
 		}
-		cl.TokenSHA256 = want
-		if len(cl.Scopes) == 0 {
-			g := config.OperatorGrant()
-			cl.Scopes, cl.AllowRawTranscripts, cl.AllowWriteControls = g.Scopes, g.AllowRawTranscripts, g.AllowWriteControls
-		}
-		cfg.Clients[localClient] = cl
-		if err := config.Save(home, cfg); err != nil {
+		if err != nil {
 			return "", model.Errorf(model.CodeFailedPrecondition, "check the permissions of config.toml", "register the local operator client: %v", err)
 		}
 	}
 	return token, nil
+}
+
+// registerLocalClient makes config.toml follow the token file, the operator's credential.
+// The client gets every operator scope and both controls when made, or when it has no scopes
+// (it was written before scopes existed); scopes narrowed by hand are kept. It runs under
+// config.Update's lock, so it decides again on the file as it is now.
+func registerLocalClient(cfg *config.Config, want string) {
+	cl, ok := cfg.Clients[localClient]
+	if ok && cl.TokenSHA256 == want && len(cl.Scopes) > 0 {
+		return
+	}
+	if cfg.Clients == nil {
+		cfg.Clients = map[string]config.Client{}
+	}
+	cl.TokenSHA256 = want
+	if len(cl.Scopes) == 0 {
+		g := config.OperatorGrant()
+		cl.Scopes, cl.AllowRawTranscripts, cl.AllowWriteControls = g.Scopes, g.AllowRawTranscripts, g.AllowWriteControls
+	}
+	cfg.Clients[localClient] = cl
 }
 
 func readOperatorToken(path string) (string, error) {

@@ -26,6 +26,11 @@ const (
 	CodeAppServerUnavailable  Code = "APP_SERVER_UNAVAILABLE"
 	CodeNodeOffline           Code = "NODE_OFFLINE"
 	CodeNodeInvokeFailed      Code = "NODE_INVOKE_FAILED"
+	// CodeStoreDamaged: the home's database is damaged; it was not opened, so nothing in it
+	// was changed or dropped.
+	CodeStoreDamaged Code = "STORE_DAMAGED"
+	// CodeResourceExhausted: a connection or request limit of the runtime API was reached.
+	CodeResourceExhausted Code = "RESOURCE_EXHAUSTED"
 )
 
 // Error is the one error type that crosses the runtime API and the CLI: a code to branch on,

@@ -30,7 +30,8 @@ func (h *Host) newRoutes() *route.Table {
 		h.supervise.Routes(), // catalog.continue (runtime/supervise)
 		h.compatRoutes(),     // compat.* (runtime/compat.go)
 		h.node.Routes(),      // node.describe, node.invoke (runtime/nodeserve)
-		h.handoffRoutes(),    // handoff.*, task.* (runtime/handoffs.go)
+		h.handoffRoutes(),    // handoff.*, task.*, skill.* (runtime/handoffs.go)
+		h.storeRoutes(),      // store.backup (runtime/backup.go)
 	)
 }
 

@@ -85,6 +85,7 @@ func permissionTable() []permissionCase {
 		{api.MethodSkillRoute, api.SkillRouteParams{Task: "permission table"}, notNode},
 		{api.MethodSkillRead, api.SkillReadParams{Skill: "none"}, notNode},
 		{api.MethodSkillBundle, api.SkillBundleParams{Skill: "none"}, notNode},
+		{api.MethodStoreBackup, api.StoreBackupParams{Path: "relative"}, []string{asOperator}},
 		{api.MethodNodeDescribe, nil, []string{asNode}},
 		{api.MethodNodeInvoke, api.NodeInvokeParams{Command: "no.such.command"}, []string{asNode}},
 	}

@@ -90,25 +90,6 @@ func ensurePrivateDir(dir string, isHome bool) error {
 	return nil
 }
 
-// probeLock tries the flock badger takes on the db directory, so that a held home is reported
-// clearly (badger flattens its own lock error into a string). flock conflicts between open
-// files, so this also catches a second Open in the same process.
-func probeLock(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("store: open %s: %w", dir, err)
-	}
-	defer f.Close()
-	fd := int(f.Fd())
-	if err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return heldError(dir)
-		}
-		return fmt.Errorf("store: lock %s: %w", dir, err)
-	}
-	return syscall.Flock(fd, syscall.LOCK_UN)
-}
-
 // isEmptyMemtableError matches badger's z.NewFile sentinel ("Create a new file"), which it
 // returns while opening an empty memtable file.
 func isEmptyMemtableError(err error) bool {

@@ -11,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -91,23 +93,21 @@ func Open(home string, opts Options) (*Store, error) {
 	if err := ensurePrivateDir(dir, false); err != nil {
 		return nil, err
 	}
-	// Probe badger's own lock first: badger's error for it is a flattened string.
-	if err := probeLock(dir); err != nil {
+	bo := badgerOptions(dir, opts)
+	// Take badger's own lock first (badger's error for it is a flattened string) and, while
+	// holding it, refuse a damaged database before badger would drop data from it.
+	if err := withDirLock(dir, func() error { return checkIntegrity(dir, bo, func(path string) error { return setAside(dir, path) }) }); err != nil {
 		return nil, err
 	}
-
-	bo := badgerOptions(dir, opts)
-	db, err := openWithPrivateUmask(bo)
-	if err != nil && isEmptyMemtableError(err) {
-		// A crash between creating a memtable file and sizing it leaves it empty; badger's
-		// failed open sized it, so the second open works (dgraph-io/badger#2207).
-		db, err = openWithPrivateUmask(bo)
-	}
+	db, err := openBadger(dir, bo)
 	if err != nil {
 		if isBadgerLockError(err) {
 			return nil, heldError(dir)
 		}
-		return nil, fmt.Errorf("store: open database %s: %w", dir, err)
+		if model.IsCode(err, model.CodeStoreDamaged) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOSPC) {
+			return nil, err
+		}
+		return nil, damaged(dir, "%v", err)
 	}
 	s := &Store{db: db, home: home, dir: dir, log: bo.Logger,
 		stopSweep: make(chan struct{}), sweepDone: make(chan struct{})}

@@ -31,8 +31,10 @@ func (tx *Tx) Get(prefix, id string, v any) error {
 	return nil
 }
 
-// GetRaw returns the stored bytes of prefix/id (a copy the caller may keep).
-func (tx *Tx) GetRaw(prefix, id string) ([]byte, error) {
+// GetRaw returns the stored bytes of prefix/id (a copy the caller may keep). Badger panics
+// on some damage found while reading; that is returned as STORE_DAMAGED.
+func (tx *Tx) GetRaw(prefix, id string) (_ []byte, err error) {
+	defer recoverDamage(&err, "reading "+prefix+"/"+id)
 	key, err := validKey(prefix, id)
 	if err != nil {
 		return nil, err

@@ -46,6 +46,17 @@ type ServerOptions struct {
 	AuthFailureDelay time.Duration
 	// WriteTimeout drops a connection whose peer stops reading for this long.
 	WriteTimeout time.Duration
+
+	// Resource limits (limits.go): the longest line before authentication, open
+	// connections, unauthenticated ones, and requests in flight per connection.
+	MaxUnauthLineBytes int
+	MaxConns           int
+	MaxUnauthConns     int
+	MaxInflight        int
+	// InflightLimit, when set, gives a caller's per-connection limit instead of MaxInflight
+	// (0 keeps MaxInflight, negative is unlimited): a follower runtime forwards all its
+	// clients' requests over one connection.
+	InflightLimit func(Caller) int
 }
 
 // ErrServerClosed is returned by Serve and the Listen methods after Close.
@@ -101,6 +112,7 @@ func NewServer(h Handler, opts ServerOptions) *Server {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
+	limitsDefaults(&opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{h: h, opts: opts, authFail: make(chan struct{}, 1),
 		ctx: ctx, cancel: cancel, conns: make(map[*serverConn]struct{}), done: make(chan struct{})}
@@ -311,8 +323,23 @@ func (s *Server) track(nc net.Conn, endpoint string) *serverConn {
 		_ = nc.Close()
 		return nil
 	}
+	refuse, evict := s.admitLocked()
+	if refuse {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.refuseConn(nc, endpoint)
+		}()
+		return nil
+	}
+	if evict != nil {
+		s.logf("runtime api: closing the oldest unauthenticated connection on %s: %d are open", evict.endpoint, s.opts.MaxUnauthConns)
+		evict.close()
+		delete(s.conns, evict) // its serve loop untracks it again, harmlessly
+	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	c := &serverConn{s: s, nc: nc, endpoint: endpoint, ctx: ctx, cancel: cancel}
+	c.accepted = time.Now()
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
 	return c
@@ -350,8 +377,8 @@ type serverConn struct {
 	cancel   context.CancelFunc
 
 	// Set by the read loop before it starts any request goroutine, then only read.
-	caller Caller
-	authed bool
+	caller     Caller
+	connLimits // authed, the time of accept, requests in flight
 
 	wmu           sync.Mutex
 	closeOnce     sync.Once
@@ -375,11 +402,11 @@ func (c *serverConn) serve() {
 	// went away should not keep a thread.wait running.
 	defer c.close()
 
-	max := c.s.opts.MaxLineBytes
 	br := bufio.NewReaderSize(c.nc, 64<<10)
 	var scratch []byte
 	_ = c.nc.SetReadDeadline(time.Now().Add(c.s.opts.AuthTimeout))
 	for {
+		max := c.lineLimit()
 		line, err := readLine(br, max, &scratch)
 		if errors.Is(err, errLineTooLong) {
 			c.s.logf("runtime api: closing a connection on %s (caller %s) that sent a line over %d bytes",
@@ -393,7 +420,7 @@ func (c *serverConn) serve() {
 		}
 		if err != nil {
 			var ne net.Error
-			if !c.authed && errors.As(err, &ne) && ne.Timeout() {
+			if !c.authed.Load() && errors.As(err, &ne) && ne.Timeout() {
 				c.s.logf("runtime api: closing a connection on %s that did not authenticate within %v",
 					c.endpoint, c.s.opts.AuthTimeout)
 			}
@@ -414,22 +441,22 @@ func (c *serverConn) handleLine(line []byte) bool {
 		}
 		c.write(encodeError(nil, code, model.Errorf(model.CodeInvalidArgument,
 			"send one JSON-RPC 2.0 request object per line", "%s: %v", what, err)))
-		return c.authed
+		return c.authed.Load()
 	}
 	if req.ID == nil {
 		return true // a notification: nothing is defined for clients to notify
 	}
 	if !validID(req.ID) {
 		c.write(encodeError(nil, rpcInvalidRequest, model.Errorf(model.CodeInvalidArgument,
-			"use a number or a string as id", "request id must be a string, a number or null")))
-		return c.authed
+			"use a number or a string of valid UTF-8 as id", "request id must be a string of valid UTF-8, a number or null")))
+		return c.authed.Load()
 	}
 	if req.JSONRPC != "2.0" || req.Method == "" {
 		c.write(encodeError(req.ID, rpcInvalidRequest, model.Errorf(model.CodeInvalidArgument,
 			`send {"jsonrpc":"2.0","id":…,"method":…,"params":…}`, "invalid request: jsonrpc must be \"2.0\" and method must be set")))
-		return c.authed
+		return c.authed.Load()
 	}
-	if !c.authed {
+	if !c.authed.Load() {
 		return c.handleAuth(&req)
 	}
 	switch req.Method {
@@ -475,7 +502,8 @@ func (c *serverConn) handleAuth(req *wireRequest) bool {
 			"the runtime rejected the token")))
 		return false
 	}
-	c.caller, c.authed = caller, true
+	c.caller = caller
+	c.authed.Store(true)
 	_ = c.nc.SetReadDeadline(time.Time{})
 	c.writeResult(req.ID, "auth", AuthResult{Caller: caller, Version: c.s.opts.Version})
 	return true
@@ -486,9 +514,13 @@ func (s *Server) authorize(caller Caller, method string) error { return s.h.Auth
 // goRequest runs one request in its own goroutine so a slow method (thread.wait) does not
 // hold up the others on the connection.
 func (c *serverConn) goRequest(req *wireRequest, fn func(*wireRequest) (any, error)) {
+	if !c.startRequest(req) {
+		return
+	}
 	c.s.wg.Add(1) // the read loop is counted, so the counter cannot be zero here
 	go func() {
 		defer c.s.wg.Done()
+		defer c.inflight.Add(-1)
 		defer func() {
 			if r := recover(); r != nil {
 				c.s.logf("runtime api: method %s panicked: %v\n%s", req.Method, r, debug.Stack())

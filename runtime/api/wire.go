@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/codexhost/codexhost/model"
 )
@@ -55,7 +56,10 @@ func validID(id json.RawMessage) bool {
 		return false
 	}
 	switch c := id[0]; {
-	case c == '"', c == '-', c >= '0' && c <= '9':
+	case c == '"':
+		// The id is echoed as sent: invalid UTF-8 in it would make the reply invalid JSON.
+		return utf8.Valid(id)
+	case c == '-', c >= '0' && c <= '9':
 		return true
 	default:
 		return bytes.Equal(id, nullJSON)
@@ -131,6 +135,9 @@ func readLine(r *bufio.Reader, max int, scratch *[]byte) ([]byte, error) {
 			return nil, errLineTooLong
 		}
 		return line, err
+	}
+	if len(chunk) > max {
+		return nil, errLineTooLong // a full buffer without a newline: no need to copy it
 	}
 	buf := append((*scratch)[:0], chunk...)
 	for errors.Is(err, bufio.ErrBufferFull) {

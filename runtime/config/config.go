@@ -187,18 +187,21 @@ func ValidName(s string) bool { return namePattern.MatchString(s) }
 func Load(home string) (*Config, error) {
 	path := filepath.Join(home, FileName)
 	cfg := &Config{}
-	b, err := os.ReadFile(path)
+	b, fi, err := readConfigFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return cfg, nil
 	}
 	if err != nil {
-		return nil, model.Errorf(model.CodeFailedPrecondition, "check the file's permissions", "read %s: %v", path, err)
+		return nil, err
 	}
 	md, err := toml.Decode(string(b), cfg)
 	if err != nil {
 		return nil, model.Errorf(model.CodeInvalidArgument, "fix the syntax of "+path, "config: %v", err)
 	}
 	if err := refuseLegacy(md, path); err != nil {
+		return nil, err // before the mode: the migration that fixes it also makes it 0600
+	}
+	if err := checkPrivate(path, fi); err != nil {
 		return nil, err
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
@@ -297,8 +300,21 @@ func (c *Config) HarnessNames() []string {
 	return names
 }
 
-// Save writes config.toml atomically with mode 0600.
+// Save writes config.toml atomically with mode 0600, under the config lock. A caller that
+// read the config first must use Update instead, or another writer's change between its read
+// and this write is lost.
 func Save(home string, c *Config) error {
+	unlock, err := lockConfig(home)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return save(home, c)
+}
+
+// save replaces config.toml: a 0600 temporary file beside it, synced, renamed over it, and
+// the directory synced so the rename survives a crash. The caller holds the config lock.
+func save(home string, c *Config) error {
 	var buf bytes.Buffer
 	buf.WriteString("# codexhost configuration\n")
 	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
@@ -325,7 +341,14 @@ func Save(home string, c *Config) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, err := os.Open(home); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
 }
 
 // NewToken returns a random token (256 bits, hex).
@@ -359,6 +382,16 @@ func (c *Config) MatchClient(token string) (string, bool) {
 		}
 	}
 	return match, match != ""
+}
+
+// RefuseReservedName refuses the name of the home's operator client for a client made by
+// hand (`client add`, `node allow`): the operator commands make that one, with its token file.
+func RefuseReservedName(name string) error {
+	if name == OperatorClient {
+		return model.Errorf(model.CodeInvalidArgument, "choose another name; the operator commands make and use it by themselves",
+			"the client name %q is reserved for the home's operator client", name)
+	}
+	return nil
 }
 
 // AddClient creates a client token, stores its hash and returns the token (shown once). The

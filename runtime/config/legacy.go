@@ -90,6 +90,13 @@ func InspectLegacy(home string) (*Migration, error) { return migrateFile(home, f
 func MigrateLegacy(home string) (*Migration, error) { return migrateFile(home, true) }
 
 func migrateFile(home string, apply bool) (*Migration, error) {
+	if apply {
+		unlock, err := lockConfig(home)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
 	path := filepath.Join(home, FileName)
 	m := &Migration{Path: path, Changes: []MigrationChange{}}
 	b, err := os.ReadFile(path)
@@ -107,7 +114,7 @@ func migrateFile(home string, apply bool) (*Migration, error) {
 	if !legacy || !apply {
 		return m, nil
 	}
-	if err := Save(home, cfg); err != nil {
+	if err := save(home, cfg); err != nil {
 		return nil, model.Errorf(model.CodeFailedPrecondition, "check the free space and permissions of "+home, "write %s: %v", path, err)
 	}
 	m.Applied = true

@@ -123,6 +123,9 @@ func (c *Config) validateNodes() error {
 // AddNodeClient creates the token a gateway pairs with (shown once). Making it is how this
 // machine opts in to sharing its Codex sessions' metadata with that gateway.
 func (c *Config) AddNodeClient(name string) (string, error) {
+	if err := RefuseReservedName(name); err != nil {
+		return "", err
+	}
 	token, err := c.AddClient(name, Grant{})
 	if err != nil {
 		return "", err

@@ -387,6 +387,7 @@ func (x *External) startProcess(id model.ThreadID, cwd string) (*extProc, error)
 	cmd.Dir = cwd
 	cmd.Env = ThreadEnv(x.opts.BaseEnv, x.opts.Conn, id, x.cfg.Env)
 	cmd.SysProcAttr = extSysProcAttr()
+	superviseTurn(cmd) // the turn's whole process group ends with the runtime
 
 	// child holds the ends the process gets, parent the ends the runtime keeps.
 	var parent, child []*os.File

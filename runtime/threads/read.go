@@ -62,10 +62,8 @@ func (s *Service) Wait(ctx context.Context, p api.ThreadWaitParams) (api.ThreadR
 		return api.ThreadReadResult{}, model.Errorf(model.CodeInvalidArgument, "use a positive --timeout-ms", "negative timeout")
 	}
 	if p.TimeoutMs > 0 {
-		timeout = time.Duration(p.TimeoutMs) * time.Millisecond
-	}
-	if timeout > MaxWaitTimeout {
-		timeout = MaxWaitTimeout
+		// Clamped before converting: a huge value must not overflow into an instant timeout.
+		timeout = model.ClampMillis(int64(p.TimeoutMs), MaxWaitTimeout)
 	}
 	id, err := ParseThread(p.Thread)
 	if err != nil {
