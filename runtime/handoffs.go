@@ -9,6 +9,7 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/handoff"
 	"github.com/codexhost/codexhost/runtime/harness"
 	"github.com/codexhost/codexhost/runtime/route"
@@ -60,18 +61,50 @@ func (h *Host) closeHandoffs() {
 // skill roots) are open like handoff.create, which routes the same skills.
 func (h *Host) handoffRoutes() []route.Route {
 	return []route.Route{
-		handoffRoute(h, api.MethodHandoffCreate, route.Everyone, nil, (*handoff.Service).Create),
-		handoffRoute(h, api.MethodHandoffList, route.Everyone, nil, (*handoff.Service).List),
-		handoffRoute(h, api.MethodHandoffShow, route.Everyone, nil, (*handoff.Service).Show),
-		handoffRoute(h, api.MethodTaskStart, route.Everyone, confirmEscalation, (*handoff.Service).Start),
-		handoffRoute(h, api.MethodTaskStatus, route.Everyone, nil, (*handoff.Service).Status),
-		handoffRoute(h, api.MethodTaskResult, route.Everyone, nil, (*handoff.Service).Result),
-		handoffRoute(h, api.MethodTaskCancel, route.Everyone, nil, (*handoff.Service).Cancel),
-		handoffRoute(h, api.MethodTaskConfirm, confirmPolicy, nil, (*handoff.Service).Confirm),
-		handoffRoute(h, api.MethodSkillRoute, route.Everyone, nil, (*handoff.Service).SkillRoute),
-		handoffRoute(h, api.MethodSkillRead, route.Everyone, nil, (*handoff.Service).SkillRead),
-		handoffRoute(h, api.MethodSkillBundle, route.Everyone, nil, (*handoff.Service).SkillBundle),
+		handoffRoute(h, api.MethodHandoffCreate, route.Everyone, nil, byCaller((*handoff.Service).Create)),
+		handoffRoute(h, api.MethodHandoffList, route.Everyone, nil, ownedBy((*handoff.Service).List)),
+		handoffRoute(h, api.MethodHandoffShow, route.Everyone, nil, byCaller((*handoff.Service).Show)),
+		handoffRoute(h, api.MethodTaskStart, route.Everyone, confirmEscalation, byCaller((*handoff.Service).Start)),
+		handoffRoute(h, api.MethodTaskStatus, route.Everyone, nil, ownedBy((*handoff.Service).Status)),
+		handoffRoute(h, api.MethodTaskResult, route.Everyone, nil, byCaller((*handoff.Service).Result)),
+		handoffRoute(h, api.MethodTaskCancel, route.Everyone, h.taskCancelPolicy, byCaller((*handoff.Service).Cancel)),
+		handoffRoute(h, api.MethodTaskConfirm, confirmPolicy, nil, byCaller((*handoff.Service).Confirm)),
+		handoffRoute(h, api.MethodSkillRoute, route.Everyone, nil, byCaller((*handoff.Service).SkillRoute)),
+		handoffRoute(h, api.MethodSkillRead, route.Everyone, nil, byCaller((*handoff.Service).SkillRead)),
+		handoffRoute(h, api.MethodSkillBundle, route.Everyone, nil, byCaller((*handoff.Service).SkillBundle)),
 	}
+}
+
+// ownedBy narrows a listing to the caller's own handoffs or tasks, as thread list does: a
+// client without operator.read learns only of what it made (the handler gets the owner to
+// keep; "" keeps all). An id given to task status or handoff show is shown to anyone.
+func ownedBy[P, R any](fn func(*handoff.Service, context.Context, api.Caller, P, string) (R, error)) func(*handoff.Service, context.Context, route.Env, P) (R, error) {
+	return func(svc *handoff.Service, ctx context.Context, env route.Env, p P) (R, error) {
+		owner := ""
+		if env.Caller.Kind == api.CallerClient && !env.Grant().Has(config.ScopeRead) {
+			owner = handoff.CallerName(env.Caller)
+		}
+		return fn(svc, ctx, env.Caller, p, owner)
+	}
+}
+
+// otherOwnerPolicy: cancelling a task another client started, as for its thread.
+var otherOwnerPolicy = &route.Policy{Agents: &route.AgentRule{}, Clients: &route.ClientRule{Scope: config.ScopeWrite}}
+
+// taskCancelPolicy: a client cancels its own tasks; another's need operator.write.
+func (h *Host) taskCancelPolicy(_ context.Context, env route.Env, p api.TaskCancelParams) (*route.Policy, error) {
+	if env.Caller.Kind != api.CallerClient {
+		return nil, nil
+	}
+	svc, err := h.handoffService()
+	if err != nil {
+		return nil, err
+	}
+	owner, err := svc.TaskOwner(p.TaskID)
+	if err != nil || owner == handoff.CallerName(env.Caller) {
+		return nil, nil // the handler names an unknown task
+	}
+	return otherOwnerPolicy, nil
 }
 
 // confirmPolicy: the operator confirms a high-risk task at the keyboard.
@@ -87,15 +120,20 @@ func confirmEscalation(_ context.Context, _ route.Env, p api.TaskStartParams) (*
 
 // handoffRoute serves one method of the handoff service, opened on first use.
 func handoffRoute[P, R any](h *Host, method string, pol *route.Policy, escalate func(context.Context, route.Env, P) (*route.Policy, error),
-	fn func(*handoff.Service, context.Context, api.Caller, P) (R, error)) route.Route {
+	fn func(*handoff.Service, context.Context, route.Env, P) (R, error)) route.Route {
 	return route.Spec[P]{Method: method, Policy: pol, Escalate: escalate,
 		Call: func(ctx context.Context, env route.Env, p P) (any, error) {
 			svc, err := h.handoffService()
 			if err != nil {
 				return nil, err
 			}
-			return fn(svc, ctx, env.Caller, p)
+			return fn(svc, ctx, env, p)
 		}}.Route()
+}
+
+// byCaller adapts a service method that needs only the caller.
+func byCaller[P, R any](fn func(*handoff.Service, context.Context, api.Caller, P) (R, error)) func(*handoff.Service, context.Context, route.Env, P) (R, error) {
+	return func(svc *handoff.Service, ctx context.Context, env route.Env, p P) (R, error) { return fn(svc, ctx, env.Caller, p) }
 }
 
 // handoffTestEnv is how codexhost runs test commands: under `codex sandbox`, with a minimal

@@ -350,3 +350,48 @@ func TestS004_09_ProviderKeyNeverOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Handoffs and tasks follow the threads' rules: a client lists only what it made unless it
+// holds operator.read, reads any task whose id it was given, and cancels another client's
+// task only with operator.write.
+func TestTasksListOnlyTheirOwnersAndCancelFollowsThePrincipal(t *testing.T) {
+	th, root := handoffHost(t, hostOptions{codex: true, clients: []string{"other"}, grants: map[string]config.Grant{
+		"reader": {Scopes: []string{config.ScopeRead}},
+		"writer": {Scopes: []string{config.ScopeWrite}},
+	}}, nil)
+	th.fake.Enqueue(fakemodel.Slow(50*time.Millisecond, 20*time.Second), fakemodel.Slow(50*time.Millisecond, 20*time.Second))
+	bot, other := th.client("bot"), th.client("other")
+	mine := createHandoff(t, bot, demoHandoff(projectDir(t, root, "mine")))
+	theirs := createHandoff(t, other, demoHandoff(projectDir(t, root, "theirs")))
+	myTask := call[api.TaskStartResult](t, bot, api.MethodTaskStart, api.TaskStartParams{HandoffID: mine.HandoffID}).Task.TaskID
+	theirTask := call[api.TaskStartResult](t, other, api.MethodTaskStart, api.TaskStartParams{HandoffID: theirs.HandoffID}).Task.TaskID
+
+	tasks := func(c *api.Client) []string {
+		var ids []string
+		for _, ti := range call[api.TaskStatusResult](t, c, api.MethodTaskStatus, api.TaskStatusParams{}).Tasks {
+			ids = append(ids, ti.TaskID)
+		}
+		return ids
+	}
+	handoffs := func(c *api.Client) []string {
+		var ids []string
+		for _, h := range call[api.HandoffListResult](t, c, api.MethodHandoffList, api.HandoffListParams{}).Handoffs {
+			ids = append(ids, h.HandoffID)
+		}
+		return ids
+	}
+	if got := tasks(bot); !slices.Equal(got, []string{myTask}) {
+		t.Errorf("bot lists tasks %v, want only its own %s", got, myTask)
+	}
+	if got := handoffs(bot); !slices.Equal(got, []string{mine.HandoffID}) {
+		t.Errorf("bot lists handoffs %v, want only its own", got)
+	}
+	if got := tasks(th.client("reader")); len(got) != 2 {
+		t.Errorf("operator.read lists tasks %v, want both", got)
+	}
+	// A given id is read by anyone.
+	call[api.TaskStatusResult](t, bot, api.MethodTaskStatus, api.TaskStatusParams{TaskID: theirTask})
+	callErr(t, bot, api.MethodTaskCancel, api.TaskCancelParams{TaskID: theirTask, Confirm: true}, model.CodePermissionDenied)
+	call[api.TaskInfo](t, th.client("writer"), api.MethodTaskCancel, api.TaskCancelParams{TaskID: theirTask, Confirm: true})
+	call[api.TaskInfo](t, bot, api.MethodTaskCancel, api.TaskCancelParams{TaskID: myTask, Confirm: true})
+}

@@ -254,13 +254,20 @@ func (s *Service) Show(ctx context.Context, caller api.Caller, p api.HandoffShow
 }
 
 // List lists handoffs, newest first.
-func (s *Service) List(ctx context.Context, caller api.Caller, p api.HandoffListParams) (api.HandoffListResult, error) {
+//
+// owner, when set, keeps the list to the handoffs that caller created ("client:NAME").
+func (s *Service) List(ctx context.Context, caller api.Caller, p api.HandoffListParams, owner string) (api.HandoffListResult, error) {
 	limit, err := checkLimit(p.Limit)
 	if err != nil {
 		return api.HandoffListResult{}, err
 	}
 	var recs []model.HandoffRecord
-	if err := s.opts.Store.Handoffs(func(r model.HandoffRecord) error { recs = append(recs, r); return nil }); err != nil {
+	if err := s.opts.Store.Handoffs(func(r model.HandoffRecord) error {
+		if owner == "" || r.CreatedBy == owner {
+			recs = append(recs, r)
+		}
+		return nil
+	}); err != nil {
 		return api.HandoffListResult{}, err
 	}
 	slices.SortFunc(recs, func(a, b model.HandoffRecord) int { return b.CreatedAt.Compare(a.CreatedAt) })

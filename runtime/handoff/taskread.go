@@ -38,7 +38,10 @@ func (s *Service) info(rec model.TaskRecord) api.TaskInfo {
 }
 
 // Status reads one task, or lists the running and recent ones: active first, then newest.
-func (s *Service) Status(ctx context.Context, caller api.Caller, p api.TaskStatusParams) (api.TaskStatusResult, error) {
+//
+// owner, when set, keeps the list to the tasks that caller started ("client:NAME"): a task
+// named by its id is shown to anyone, as a thread is.
+func (s *Service) Status(ctx context.Context, caller api.Caller, p api.TaskStatusParams, owner string) (api.TaskStatusResult, error) {
 	if p.TaskID != "" {
 		rec, err := s.task(p.TaskID)
 		if err != nil {
@@ -51,7 +54,12 @@ func (s *Service) Status(ctx context.Context, caller api.Caller, p api.TaskStatu
 		return api.TaskStatusResult{}, err
 	}
 	var recs []model.TaskRecord
-	if err := s.opts.Store.Tasks(func(t model.TaskRecord) error { recs = append(recs, t); return nil }); err != nil {
+	if err := s.opts.Store.Tasks(func(t model.TaskRecord) error {
+		if owner == "" || t.StartedBy == owner {
+			recs = append(recs, t)
+		}
+		return nil
+	}); err != nil {
 		return api.TaskStatusResult{}, err
 	}
 	slices.SortFunc(recs, func(a, b model.TaskRecord) int {
@@ -71,6 +79,12 @@ func (s *Service) Status(ctx context.Context, caller api.Caller, p api.TaskStatu
 		out.Tasks = append(out.Tasks, s.info(r))
 	}
 	return out, nil
+}
+
+// TaskOwner is who started a task (runtime, or client:NAME): the principal of its thread.
+func (s *Service) TaskOwner(id string) (string, error) {
+	rec, err := s.task(id)
+	return rec.StartedBy, err
 }
 
 // Result returns a task's evidence: compact unless log, diff or handoff are asked for.
