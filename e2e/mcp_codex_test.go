@@ -39,7 +39,8 @@ func TestS004_01_CodexCallsHandoffCreateThroughMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.WriteString(codexMCPConfig(h.home, h.addClient("codex-mcp"))); err != nil {
+	mcpToken := h.addClient("codex-mcp")
+	if _, err := f.WriteString(codexMCPConfig(h.home, mcpToken)); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -64,8 +65,9 @@ func TestS004_01_CodexCallsHandoffCreateThroughMCP(t *testing.T) {
 	if !ok || !strings.Contains(out, "handoff_") {
 		t.Fatalf("the tool's output reached the model as %q (%v); first request mode %s", out, ok, reqs[0].Mode)
 	}
+	// Listed as the MCP server's client: a client lists the handoffs it made.
 	var list api.HandoffListResult
-	h.asClient(token, "handoff", "list", "--json").decode(t, &list)
+	h.asClient(mcpToken, "handoff", "list", "--json").decode(t, &list)
 	if len(list.Handoffs) != 1 || list.Handoffs[0].Dir != dir {
 		t.Fatalf("handoffs %+v", list)
 	}

@@ -133,7 +133,9 @@ func handoffRoute[P, R any](h *Host, method string, pol *route.Policy, escalate 
 
 // byCaller adapts a service method that needs only the caller.
 func byCaller[P, R any](fn func(*handoff.Service, context.Context, api.Caller, P) (R, error)) func(*handoff.Service, context.Context, route.Env, P) (R, error) {
-	return func(svc *handoff.Service, ctx context.Context, env route.Env, p P) (R, error) { return fn(svc, ctx, env.Caller, p) }
+	return func(svc *handoff.Service, ctx context.Context, env route.Env, p P) (R, error) {
+		return fn(svc, ctx, env.Caller, p)
+	}
 }
 
 // handoffTestEnv is how codexhost runs test commands: under `codex sandbox`, with a minimal

@@ -32,4 +32,3 @@ func FuzzSupervisionHistoryFiles(f *testing.F) {
 		_ = filepath.Base(s.dir)
 	})
 }
-
