@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"github.com/codexhost/codexhost/store"
 	"sync"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/handoff"
 	"github.com/codexhost/codexhost/runtime/harness"
 	"github.com/codexhost/codexhost/runtime/route"
+	"github.com/codexhost/codexhost/store"
 )
 
 // handoffState is the handoff service of a Host, opened on the first handoff or task call

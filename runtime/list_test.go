@@ -2,13 +2,13 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/codexhost/codexhost/runtime/config"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
 )
 
 // Scenario: S000-24

@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/codexhost/codexhost/runtime/marker"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/marker"
 )
 
 // The author harness prints the blocks.md of its cwd and exits with the code in its file

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/codexhost/codexhost/internal/atomicfile"
 )
 
 // A title index file holds, per thread, its id, createdAt, updatedAt and title: metadata,
@@ -138,21 +140,5 @@ func writeTitlesFile(path string, h titlesHeader, entries []titleEntry) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".titles-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := encodeTitles(tmp, h, entries); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFunc(path, func(w io.Writer) error { return encodeTitles(w, h, entries) })
 }

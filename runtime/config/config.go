@@ -19,6 +19,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/codexhost/codexhost/internal/atomicfile"
 	"github.com/codexhost/codexhost/model"
 )
 
@@ -320,35 +321,7 @@ func save(home string, c *Config) error {
 	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
 		return err
 	}
-	path := filepath.Join(home, FileName)
-	tmp, err := os.CreateTemp(home, ".config-*.toml")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(home); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(home, FileName), buf.Bytes())
 }
 
 // NewToken returns a random token (256 bits, hex).

@@ -2,9 +2,9 @@ package handoff
 
 import (
 	"context"
-	"github.com/codexhost/codexhost/runtime/api"
 
 	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
 )
 
 // ThreadSpec is the thread/start of a task: its cwd, sandbox, approvals and model provider.

@@ -8,7 +8,6 @@ package supervise
 import (
 	"context"
 	"errors"
-	"github.com/codexhost/codexhost/internal/keylock"
 	"io"
 	"os"
 	"sync"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/codexhost/codexhost/internal/keylock"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/codexhost/codexhost/internal/atomicfile"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/catalog"
 )
@@ -35,25 +36,8 @@ func (b *Branches) writeHistory(thread model.ThreadID, h catalog.History) error 
 
 // writeFile replaces path (in the supervision directory) durably with raw, mode 0600.
 func (b *Branches) writeFile(path string, raw []byte) error {
-	f, err := os.CreateTemp(b.dir, "."+filepath.Base(path)+"-*.tmp")
-	if err != nil {
+	if err := atomicfile.Write(path, raw); err != nil {
 		return historyIOError(err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(raw)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		_ = os.Remove(tmp)
-		return historyIOError(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return historyIOError(err)
-	}
-	if d, err := os.Open(b.dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
 	}
 	return nil
 }

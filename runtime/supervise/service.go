@@ -3,12 +3,12 @@ package supervise
 import (
 	"context"
 	"fmt"
-	"github.com/codexhost/codexhost/internal/keylock"
 	"io"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/codexhost/codexhost/internal/keylock"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/catalog"
