@@ -80,7 +80,35 @@ func (d *appDriver) press(b keymapBinding) { d.act(func() { d.tm.Send(keymap.Mus
 func (d *appDriver) key(k string)          { d.act(func() { d.tm.Send(keymap.MustMsg(k)) }) }
 func (d *appDriver) typeText(s string)     { d.act(func() { d.tm.Type(s) }) }
 
-func shortThreadID(id string) string { return id[:8] + "…" + id[len(id)-2:] }
+// shortIDIn reports whether text shows id in the app's short form: its first 8 characters,
+// "…", and an end of it long enough to be unique among the ids the app has loaded.
+func shortIDIn(text []byte, before, id, after string) bool {
+	re := regexp.MustCompile(regexp.QuoteMeta(before+id[:8]+"…") + `([0-9a-f]{2,})` + regexp.QuoteMeta(after))
+	for _, m := range re.FindAllSubmatch(text, -1) {
+		if strings.HasSuffix(id, string(m[1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitForShort waits for before + id's short form + after, and the other texts.
+func (d *appDriver) waitForShort(before, id, after string, also ...string) {
+	d.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out := d.since()
+		ok := shortIDIn(out, before, id, after)
+		for _, w := range also {
+			ok = ok && bytes.Contains(out, []byte(w))
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("waited for %q%s…%q; the app showed since the last key:\n%s", before, id, after, out)
+		}
+	}
+}
 
 // hostCount reads the row count of the last header of host drawn since the last action.
 func (d *appDriver) hostCount(host string) int {
@@ -209,7 +237,7 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 	d.press(km.Fleet.Continue)
 	d.waitFor("Continue session?", "new branch", "(y/N)")
 	d.press(km.Dialog.Confirm)
-	d.waitFor("new supervised thread", "of "+shortThreadID(long))
+	d.waitForShort("of ", long, "", "new supervised thread")
 	sup := regexp.MustCompile(`new supervised thread (\S+…\S\S)`).FindSubmatch(d.since())
 	if sup == nil {
 		t.Fatalf("no supervised thread id:\n%s", d.since())
@@ -233,7 +261,7 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 	d.waitFor("Archive session?", "y archive")
 	time.Sleep(grace)
 	d.key("enter")
-	d.waitFor("cancelled: archiving " + shortThreadID(spare))
+	d.waitForShort("cancelled: archiving ", spare, "")
 	if ids := catalogSessionIDs(t, s, "gateway:local"); !slices.Contains(ids, spare) {
 		t.Fatal("enter archived the session")
 	}
@@ -241,7 +269,7 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 	d.waitFor("Archive session?")
 	time.Sleep(grace)
 	d.press(km.Dialog.Confirm)
-	d.waitFor("archived " + shortThreadID(spare) + " on gateway:local")
+	d.waitForShort("archived ", spare, " on gateway:local")
 	if n := d.hostCount("gateway:local"); n != before-1 {
 		t.Fatalf("gateway:local shows %d sessions after archiving, want %d:\n%s", n, before-1, d.since())
 	}
@@ -257,8 +285,8 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 		t.Fatalf("final model %T", tm.FinalModel(t))
 	}
 	fleet := fleetColumn(final.View())
-	if strings.Contains(fleet, shortThreadID(spare)) || strings.Contains(fleet, "spare session to archive") ||
-		!strings.Contains(fleet, shortThreadID(long)) {
+	if shortIDIn([]byte(fleet), "", spare, "") || strings.Contains(fleet, "spare session to archive") ||
+		!shortIDIn([]byte(fleet), "", long, "") {
 		t.Fatalf("the fleet after archiving:\n%s", fleet)
 	}
 }
