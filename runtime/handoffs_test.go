@@ -395,3 +395,46 @@ func TestTasksListOnlyTheirOwnersAndCancelFollowsThePrincipal(t *testing.T) {
 	call[api.TaskInfo](t, th.client("writer"), api.MethodTaskCancel, api.TaskCancelParams{TaskID: theirTask, Confirm: true})
 	call[api.TaskInfo](t, bot, api.MethodTaskCancel, api.TaskCancelParams{TaskID: myTask, Confirm: true})
 }
+
+// Scenario: S004-04 — the legacy direct fields (task + projectPath) still start a task, with
+// read and write at medium risk, through a handoff made for them.
+func TestS004_04_LegacyDirectFieldsStartATask(t *testing.T) {
+	th, root := handoffHost(t, hostOptions{codex: true}, nil)
+	dir := projectDir(t, root, "legacy")
+	th.fake.Enqueue(fakemodel.WriteFile("NOTES.md", "legacy\n"))
+	c := th.client("bot")
+	started := call[api.TaskStartResult](t, c, api.MethodTaskStart, api.TaskStartParams{Task: "Write NOTES.md", ProjectPath: dir})
+	info := waitTask(t, c, started.Task.TaskID, model.TaskCompleted, model.TaskFailed)
+	if info.Status != model.TaskCompleted || info.RiskLevel != model.RiskMedium || !slices.Equal(info.Operations, []string{"read", "write"}) || info.Handoff == nil {
+		t.Fatalf("legacy task %+v", info)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "NOTES.md")); err != nil || string(b) != "legacy\n" {
+		t.Fatalf("artifact %q %v", b, err)
+	}
+	if reqs := th.fake.Requests(); len(reqs) == 0 || !strings.Contains(reqs[0].UserText, "Write NOTES.md") {
+		t.Fatal("the runner prompt does not carry the legacy task text")
+	}
+	callErr(t, c, api.MethodTaskStart, api.TaskStartParams{Task: "x", ProjectPath: "/etc"}, model.CodeFailedPrecondition)
+}
+
+// A high-risk task awaiting confirmation still reads awaiting after a restart. Its thread has
+// no turn yet, so Codex did not keep it: the confirmation says so, names the command that
+// starts the handoff again confirmed, and that start runs it.
+func TestS004_HighRiskConfirmedAfterARestart(t *testing.T) {
+	th, root := handoffHost(t, hostOptions{codex: true}, nil)
+	h := demoHandoff(projectDir(t, root, "later"))
+	h["riskLevel"] = "high"
+	created := createHandoff(t, th.client("bot"), h)
+	me := callErr(t, th.client("bot"), api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID}, model.CodeFailedPrecondition)
+	taskID, _ := me.Details["taskId"].(string)
+	th.restart()
+	if info := waitTask(t, th.client("bot"), taskID, model.TaskAwaitingConfirmation); info.Status != model.TaskAwaitingConfirmation {
+		t.Fatalf("after restart %+v", info)
+	}
+	op := th.client(config.OperatorClient)
+	if me := callErr(t, op, api.MethodTaskConfirm, api.TaskConfirmParams{TaskID: taskID}, model.CodeFailedPrecondition); !strings.Contains(me.Hint, "--confirm-high-risk") {
+		t.Fatalf("hint %q", me.Hint)
+	}
+	again := call[api.TaskStartResult](t, op, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID, ConfirmHighRisk: true})
+	waitTask(t, op, again.Task.TaskID, model.TaskCompleted)
+}

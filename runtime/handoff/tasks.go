@@ -250,6 +250,15 @@ func (s *Service) Confirm(ctx context.Context, caller api.Caller, p api.TaskConf
 	s.trace(TraceEntry{Event: "confirmed", Task: rec.ID, Handoff: rec.HandoffID, By: CallerName(caller), Decision: "the operator confirmed the high-risk task; network granted"})
 	pl := plan{handoffID: rec.HandoffID, handoff: h, place: place, provider: provider, timeout: time.Duration(rec.TimeoutMs) * time.Millisecond}
 	info, err := s.begin(ctx, pl, rec, CallerName(caller), true)
+	if model.IsCode(err, model.CodeThreadNotFound) {
+		// Codex keeps a thread once its first turn starts: an awaiting task's thread does not
+		// outlive the App Server that made it. begin recorded the task failed, which frees the
+		// handoff for a new start.
+		return api.TaskStartResult{}, model.Errorf(model.CodeFailedPrecondition,
+			"start the handoff again, confirmed: `codexhost task start --handoff "+rec.HandoffID+" --confirm-high-risk`",
+			"the thread of task %s was not kept across the runtime's restart (a thread is kept once its first turn starts)", rec.ID).
+			WithDetail("handoffId", rec.HandoffID)
+	}
 	return api.TaskStartResult{Task: info}, err
 }
 
