@@ -34,10 +34,14 @@ const (
 )
 
 // Message is one user or assistant message of a thread, oldest first in a page.
+// In JSON the assistant role is the public "agent" (public.go).
 type Message struct {
+	// ID is stable across reads: the App Server's item id, or turn/position of an external turn.
+	ID     string    `json:"id,omitempty"`
 	Role   string    `json:"role"`
 	Text   string    `json:"text"`
 	TurnID string    `json:"turnId,omitempty"`
+	Phase  string    `json:"phase,omitempty"` // an agent message's phase, when Codex gives one
 	At     time.Time `json:"at,omitzero"`
 }
 
@@ -51,11 +55,20 @@ type TurnSummary struct {
 }
 
 // ThreadInfo is the metadata part of every thread view.
+//
+// ThreadID, HarnessID, DeepLink and RunStatus are the public CodexHost names (SetPublic):
+// in JSON "status" is the public status, and Status, the load state, is "loadState".
 type ThreadInfo struct {
-	ID                string       `json:"id"`
-	Link              string       `json:"link"`
-	Harness           string       `json:"harness"`
-	Status            string       `json:"status"`
+	ID        string `json:"id"`
+	ThreadID  string `json:"threadId"`
+	Link      string `json:"link"`
+	DeepLink  string `json:"deepLink"`
+	Harness   string `json:"harness"`
+	HarnessID string `json:"harnessId"`
+	// Status is the thread's load state (Thread*: idle, active, notLoaded, systemError).
+	Status string `json:"loadState"`
+	// RunStatus is the public status of the thread's work (Status* of public.go).
+	RunStatus         string       `json:"status"`
 	WaitingOnApproval bool         `json:"waitingOnApproval,omitempty"`
 	Title             string       `json:"title,omitempty"`
 	Cwd               string       `json:"cwd,omitempty"`
@@ -82,6 +95,10 @@ type Result struct {
 	Status string `json:"status,omitempty"`
 	Text   string `json:"text,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Availability and Message are the public view (SetAvailability): whether the outcome
+	// of the current work can be read, and why not when it cannot.
+	Availability string `json:"availability,omitempty"`
+	Message      string `json:"message,omitempty"`
 }
 
 // Read views.

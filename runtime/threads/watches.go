@@ -72,7 +72,11 @@ func (s *Service) Watch(ctx context.Context, caller api.Caller, p api.ThreadWatc
 	if p.TimeoutMs < 0 || p.TimeoutMs > int64(model.MaxWatchTimeout/time.Millisecond) {
 		return api.WatchResult{}, model.Errorf(model.CodeInvalidArgument, "use --timeout-ms between 1 and 604800000 (7 days); the default is 30 minutes", "watch timeout %d ms out of range", p.TimeoutMs)
 	}
-	return s.opts.Watch().Register(ctx, thread, notify, time.Duration(p.TimeoutMs)*time.Millisecond)
+	res, err := s.opts.Watch().Register(ctx, thread, notify, time.Duration(p.TimeoutMs)*time.Millisecond)
+	if err == nil {
+		setPublicWatch(&res, string(thread), notify)
+	}
+	return res, err
 }
 
 func (s *Service) watchRecipient(ctx context.Context, caller api.Caller, notify, envThread string) (string, error) {
@@ -100,7 +104,7 @@ func (s *Service) watchRecipient(ctx context.Context, caller api.Caller, notify,
 }
 
 // Watches lists watching, pending and the latest undeliverable watches.
-func (s *Service) Watches() api.WatchesResult { return s.opts.Watch().List() }
+func (s *Service) Watches() api.WatchesResult { return publicWatches(s.opts.Watch().List()) }
 
 // ClientEvents reads the calling client's durable event log.
 func (s *Service) ClientEvents(caller api.Caller, p api.ClientEventsParams) (api.ClientEventsResult, error) {
