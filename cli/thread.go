@@ -78,7 +78,7 @@ func newThreadSendCmd(a *agentCommand) *cobra.Command {
 			}
 			p.Thread, p.Message = args[0], text
 			var res api.ThreadSendResult
-			return a.run(cmd, api.MethodThreadSend, p, &res)
+			return a.runThen(cmd, api.MethodThreadSend, p, &res, func() { res.Next = api.NewNext(selfPath(), res.ThreadID) })
 		},
 	}
 	cmd.Flags().StringVar(&message, "message", "", "message text (default: read stdin)")
@@ -86,7 +86,7 @@ func newThreadSendCmd(a *agentCommand) *cobra.Command {
 }
 
 func newThreadCancelCmd(a *agentCommand) *cobra.Command {
-	var p api.ThreadCancelParams
+	p := api.ThreadCancelParams{IdleOK: true} // an idle thread answers cancelled: false
 	return threadCmd[api.ThreadCancelResult](a, "cancel T", "Interrupt the thread's active turn", api.MethodThreadCancel, &p, func(t string) { p.Thread = t })
 }
 

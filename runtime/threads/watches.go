@@ -106,6 +106,48 @@ func (s *Service) watchRecipient(ctx context.Context, caller api.Caller, notify,
 // Watches lists watching, pending and the latest undeliverable watches.
 func (s *Service) Watches() api.WatchesResult { return publicWatches(s.opts.Watch().List()) }
 
+// MaxEventsWait bounds client.events' wait for an entry.
+const MaxEventsWait = time.Hour
+
+// ClientEventsWait reads the calling client's event log; with WaitMs and nothing after the
+// cursor it waits, up to WaitMs, for the next entry instead of answering an empty page.
+func (s *Service) ClientEventsWait(ctx context.Context, caller api.Caller, p api.ClientEventsParams) (api.ClientEventsResult, error) {
+	if p.WaitMs < 0 || p.WaitMs > MaxEventsWait.Milliseconds() {
+		return api.ClientEventsResult{}, model.Errorf(model.CodeInvalidArgument, "use --timeout-ms between 0 and 3600000 (one hour)", "events wait of %d ms out of range", p.WaitMs)
+	}
+	if p.WaitMs == 0 {
+		return s.ClientEvents(caller, p)
+	}
+	// Subscribe before the first read, so an entry appended between the two is not missed.
+	appended := make(chan struct{}, 1)
+	subCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.opts.Subscribe(subCtx, func(ev api.Event) {
+		if ev.Type == api.EventClientLog && ev.Thread == caller.Client {
+			select {
+			case appended <- struct{}{}:
+			default:
+			}
+		}
+	})
+	deadline := time.NewTimer(time.Duration(p.WaitMs) * time.Millisecond)
+	defer deadline.Stop()
+	for {
+		res, err := s.ClientEvents(caller, p)
+		if err != nil || len(res.Events) > 0 {
+			return res, err
+		}
+		select {
+		case <-appended:
+		case <-deadline.C:
+			res.TimedOut = true
+			return res, nil
+		case <-ctx.Done():
+			return api.ClientEventsResult{}, ctx.Err()
+		}
+	}
+}
+
 // ClientEvents reads the calling client's durable event log.
 func (s *Service) ClientEvents(caller api.Caller, p api.ClientEventsParams) (api.ClientEventsResult, error) {
 	limit, err := pageLimit(p.Limit)
