@@ -48,7 +48,7 @@ func newThreadListCmd(a *agentCommand) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p.Caller = callerHint(cmd.Context(), "")
-			var res api.ThreadListResult
+			var res listOutput
 			return a.run(cmd, api.MethodThreadList, p, &res)
 		},
 	}
@@ -111,4 +111,11 @@ func exactThreadArg(cmd *cobra.Command, args []string) error {
 		return invalidArgs(cmd, "expects one thread id or codex://threads/<id> link")
 	}
 	return nil
+}
+
+// listOutput is thread list as the CLI prints it: nextCursor is null on the last page, the
+// public shape, where the runtime API leaves the key out.
+type listOutput struct {
+	api.ThreadListResult
+	NextCursor *string `json:"nextCursor"`
 }

@@ -207,7 +207,7 @@ type ThreadListParams struct {
 }
 
 // ThreadListResult is one page.
-// In JSON nextCursor is null on the last page (public.go).
+// The CLI prints nextCursor as null on the last page (the runtime API leaves it out).
 type ThreadListResult struct {
 	Threads    []model.ThreadInfo `json:"threads" doc:"one page of threads"`
 	NextCursor string             `json:"nextCursor,omitempty" doc:"the cursor of the next page, null on the last"`

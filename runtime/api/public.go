@@ -91,16 +91,6 @@ func (r *ThreadReadResult) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-type threadListJSON ThreadListResult
-
-// MarshalJSON writes nextCursor as null on the last page.
-func (r ThreadListResult) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		threadListJSON
-		NextCursor *string `json:"nextCursor"`
-	}{threadListJSON(r), nullable(r.NextCursor)})
-}
-
 func nullable(s string) *string {
 	if s == "" {
 		return nil
