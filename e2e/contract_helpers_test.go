@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"regexp"
 	"sort"
@@ -121,4 +123,9 @@ func (d *drift) never(exempt map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }

@@ -16,7 +16,6 @@ var contractHarnesses = map[string][]string{
 	"failer":  {"sh", "-c", "cat >/dev/null; echo broken >&2; exit 3"},
 }
 
-
 // echoModels declares models and thinking options of echo in config.toml, for harness inspect.
 const echoModels = `
 [[harnesses.echo.models]]
@@ -268,4 +267,3 @@ func anyStrings(v any) []string {
 	}
 	return out
 }
-
