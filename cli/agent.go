@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,12 @@ func (a *agentCommand) register(cmd *cobra.Command) {
 
 // run connects, calls one runtime method and prints its result.
 func (a *agentCommand) run(cmd *cobra.Command, method string, params, result any) error {
+	return a.runThen(cmd, method, params, result, nil)
+}
+
+// runThen is run with then called on the result before it is printed (to add what only the
+// CLI knows, such as its own path in next commands).
+func (a *agentCommand) runThen(cmd *cobra.Command, method string, params, result any, then func()) error {
 	if err := a.out.validate(); err != nil {
 		return err
 	}
@@ -40,7 +47,22 @@ func (a *agentCommand) run(cmd *cobra.Command, method string, params, result any
 	if err := c.Call(ctx, method, params, result); err != nil {
 		return err
 	}
+	if then != nil {
+		then()
+	}
 	return a.out.print(cmd.OutOrStdout(), result)
+}
+
+// selfPath is the absolute path of this binary, as next commands spell it.
+func selfPath() string {
+	p, err := os.Executable()
+	if err != nil {
+		return "codexhost"
+	}
+	if resolved, err := filepath.EvalSymlinks(p); err == nil {
+		p = resolved
+	}
+	return p
 }
 
 // readText takes --flag TEXT, or stdin when the flag is absent and stdin is not a terminal.

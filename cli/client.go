@@ -17,7 +17,7 @@ func newClientCmd() *cobra.Command {
 		Short: "Manage external clients (scripts, bots) of the runtime",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newClientAddCmd(), newClientEventsCmd())
+	cmd.AddCommand(newClientAddCmd(), newClientEventsCmd(), newClientWhoamiCmd())
 	return cmd
 }
 

@@ -36,7 +36,7 @@ func newDelegateStartCmd(a *agentCommand) *cobra.Command {
 			p.Task = text
 			p.Caller = callerHint(cmd.Context(), parent)
 			var res api.DelegateStartResult
-			return a.run(cmd, api.MethodDelegateStart, p, &res)
+			return a.runThen(cmd, api.MethodDelegateStart, p, &res, func() { res.Next = api.NewNext(selfPath(), res.ThreadID) })
 		},
 	}
 	f := cmd.Flags()
@@ -46,7 +46,8 @@ func newDelegateStartCmd(a *agentCommand) *cobra.Command {
 	f.StringVar(&p.RequestID, "request-id", "", "idempotency key: the same id returns the same child")
 	f.StringArrayVar(&p.Refs, "ref", nil, "absolute URI of related material (repeatable, at most 16 with inherited ones)")
 	f.StringVar(&p.Cwd, "cwd", "", "working directory of the child (default: the caller's)")
-	f.StringVar(&p.Model, "model", "", "model of the child (default: the harness's)")
+	f.StringVar(&p.Model, "model", "", "model of the child (default: the harness's; see `codexhost harness inspect H`)")
+	f.StringVar(&p.Thinking, "thinking", "", "thinking option of the child's model (see `codexhost harness inspect H`)")
 	f.Var(&boolValue{&p.Watch}, "watch", "true: also watch the child and notify the caller once when it stops (default false)")
 	f.IntVar(&p.WatchTimeoutMs, "watch-timeout-ms", 0, "observation window of --watch in milliseconds (default 30 minutes)")
 	_ = cmd.MarkFlagRequired("harness")

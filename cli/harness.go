@@ -23,5 +23,28 @@ func newHarnessCmd() *cobra.Command {
 			return a.run(cmd, api.MethodHarnessList, struct{}{}, &res)
 		},
 	})
+	cmd.AddCommand(newHarnessInspectCmd(&a))
+	return cmd
+}
+
+func newHarnessInspectCmd(a *agentCommand) *cobra.Command {
+	var p api.HarnessInspectParams
+	cmd := &cobra.Command{
+		Use:   "inspect H [--cwd DIR] [--refresh true|false]",
+		Short: "Show a harness's models, thinking options, defaults and capabilities",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return invalidArgs(cmd, "expects one harness id (see `codexhost harness list`)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p.Harness = args[0]
+			var res api.HarnessInspectResult
+			return a.run(cmd, api.MethodHarnessInspect, p, &res)
+		},
+	}
+	cmd.Flags().StringVar(&p.Cwd, "cwd", "", "the directory the answer is for")
+	cmd.Flags().Var(&boolValue{&p.Refresh}, "refresh", "true: ask the App Server for its model list again (default false)")
 	return cmd
 }

@@ -14,7 +14,7 @@ import (
 var delegateManual string
 
 // manualGroups are the command groups whose syntax the manual lists.
-var manualGroups = []string{"delegate", "thread"}
+var manualGroups = []string{"delegate", "thread", "harness"}
 
 // setManual makes `delegate --help` print the embedded manual with a syntax section generated
 // from the command tree, so the manual cannot drift from the binary.
@@ -32,6 +32,7 @@ func setManual(cmd *cobra.Command) {
 
 func renderManual(root *cobra.Command) string {
 	out := strings.ReplaceAll(delegateManual, "{{VERSION}}", Version)
+	out = strings.ReplaceAll(out, "{{OUTPUT_FIELDS}}", manualOutputFields())
 	return strings.ReplaceAll(out, "{{SYNTAX}}", manualSyntax(root))
 }
 

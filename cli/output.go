@@ -56,8 +56,9 @@ func compact(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		_, hasLink := x["link"]
+		_, hasDeepLink := x["deepLink"]
 		for k, val := range x {
-			if (k == "id" && hasLink) || k == "createdAt" || k == "updatedAt" || k == "at" {
+			if (k == "id" && hasLink) || (k == "threadId" && hasDeepLink) || k == "createdAt" || k == "updatedAt" || k == "at" {
 				continue
 			}
 			c := compact(val)

@@ -48,7 +48,7 @@ func newThreadListCmd(a *agentCommand) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p.Caller = callerHint(cmd.Context(), "")
-			var res api.ThreadListResult
+			var res listOutput
 			return a.run(cmd, api.MethodThreadList, p, &res)
 		},
 	}
@@ -78,7 +78,7 @@ func newThreadSendCmd(a *agentCommand) *cobra.Command {
 			}
 			p.Thread, p.Message = args[0], text
 			var res api.ThreadSendResult
-			return a.run(cmd, api.MethodThreadSend, p, &res)
+			return a.runThen(cmd, api.MethodThreadSend, p, &res, func() { res.Next = api.NewNext(selfPath(), res.ThreadID) })
 		},
 	}
 	cmd.Flags().StringVar(&message, "message", "", "message text (default: read stdin)")
@@ -86,7 +86,7 @@ func newThreadSendCmd(a *agentCommand) *cobra.Command {
 }
 
 func newThreadCancelCmd(a *agentCommand) *cobra.Command {
-	var p api.ThreadCancelParams
+	p := api.ThreadCancelParams{IdleOK: true} // an idle thread answers cancelled: false
 	return threadCmd[api.ThreadCancelResult](a, "cancel T", "Interrupt the thread's active turn", api.MethodThreadCancel, &p, func(t string) { p.Thread = t })
 }
 
@@ -111,4 +111,11 @@ func exactThreadArg(cmd *cobra.Command, args []string) error {
 		return invalidArgs(cmd, "expects one thread id or codex://threads/<id> link")
 	}
 	return nil
+}
+
+// listOutput is thread list as the CLI prints it: nextCursor is null on the last page, the
+// public shape, where the runtime API leaves the key out.
+type listOutput struct {
+	api.ThreadListResult
+	NextCursor *string `json:"nextCursor"`
 }

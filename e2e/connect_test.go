@@ -234,7 +234,7 @@ func TestS000_09_AppServerEnvironmentHoldsOnlyTheConnectionParameters(t *testing
 	}
 	// They are the live connection: the CLI with only them reaches the runtime.
 	var harnesses struct {
-		Harnesses []struct{ Name string } `json:"harnesses"`
+		Harnesses []struct{ Name string } `json:"details"` // "harnesses" holds the bare ids
 	}
 	run(t, h.work, []string{"HOME=" + h.cliHome, "CODEXHOST_RUNTIME_ENDPOINT=" + h.unix, "CODEXHOST_RUNTIME_TOKEN=" + token},
 		"harness", "list").decode(t, &harnesses)

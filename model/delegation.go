@@ -40,15 +40,18 @@ const (
 // Origin says who created a thread and with which refs; stored apart from delegations so that
 // an older build that knows only delegations is never disturbed by it.
 type Origin struct {
-	V            int       `json:"v"`
-	Thread       ThreadID  `json:"thread"`
-	Kind         string    `json:"kind"`
-	ParentThread ThreadID  `json:"parentThread,omitempty"`
-	Client       string    `json:"client,omitempty"`
-	DelegationID string    `json:"delegationId,omitempty"`
-	RequestID    string    `json:"requestId,omitempty"`
-	Refs         []string  `json:"refs,omitempty"`
-	CreatedAt    time.Time `json:"createdAt"`
+	V            int      `json:"v"`
+	Thread       ThreadID `json:"thread"`
+	Kind         string   `json:"kind"`
+	ParentThread ThreadID `json:"parentThread,omitempty"`
+	Client       string   `json:"client,omitempty"`
+	DelegationID string   `json:"delegationId,omitempty"`
+	// ClientDelegationID is the delegation id reported for a client's start (no Delegation
+	// record is written for it, so older builds see nothing new).
+	ClientDelegationID string    `json:"clientDelegationId,omitempty"`
+	RequestID          string    `json:"requestId,omitempty"`
+	Refs               []string  `json:"refs,omitempty"`
+	CreatedAt          time.Time `json:"createdAt"`
 }
 
 // ThreadRecord registers a thread this runtime hosts or has seen, so that listing can cover

@@ -34,54 +34,71 @@ const (
 )
 
 // Message is one user or assistant message of a thread, oldest first in a page.
+// In JSON the assistant role is the public "agent" (public.go).
 type Message struct {
-	Role   string    `json:"role"`
-	Text   string    `json:"text"`
-	TurnID string    `json:"turnId,omitempty"`
-	At     time.Time `json:"at,omitzero"`
+	// ID is stable across reads: the App Server's item id, or turn/position of an external turn.
+	ID     string    `json:"id,omitempty" doc:"stable message id"`
+	Role   string    `json:"role" doc:"user or agent"`
+	Text   string    `json:"text" doc:"the message text"`
+	TurnID string    `json:"turnId,omitempty" doc:"the turn it belongs to"`
+	Phase  string    `json:"phase,omitempty" doc:"an agent message's phase (commentary, final_answer), when Codex gives one"` // an agent message's phase, when Codex gives one
+	At     time.Time `json:"at,omitzero" doc:"when it was written"`
 }
 
 // TurnSummary describes a turn without its content.
 type TurnSummary struct {
-	ID          string     `json:"id"`
-	Status      string     `json:"status"`
-	Error       string     `json:"error,omitempty"`
-	StartedAt   *time.Time `json:"startedAt,omitempty"`
-	CompletedAt *time.Time `json:"completedAt,omitempty"`
+	ID          string     `json:"id" doc:"the turn's id"`
+	Status      string     `json:"status" doc:"inProgress, completed, failed or interrupted"`
+	Error       string     `json:"error,omitempty" doc:"why it failed"`
+	StartedAt   *time.Time `json:"startedAt,omitempty" doc:"when it started"`
+	CompletedAt *time.Time `json:"completedAt,omitempty" doc:"when it ended"`
 }
 
 // ThreadInfo is the metadata part of every thread view.
+//
+// ThreadID, HarnessID, DeepLink and RunStatus are the public CodexHost names (SetPublic):
+// in JSON "status" is the public status, and Status, the load state, is "loadState".
 type ThreadInfo struct {
-	ID                string       `json:"id"`
-	Link              string       `json:"link"`
-	Harness           string       `json:"harness"`
-	Status            string       `json:"status"`
-	WaitingOnApproval bool         `json:"waitingOnApproval,omitempty"`
-	Title             string       `json:"title,omitempty"`
-	Cwd               string       `json:"cwd,omitempty"`
-	Model             string       `json:"model,omitempty"`
-	CreatedAt         time.Time    `json:"createdAt"`
-	UpdatedAt         time.Time    `json:"updatedAt"`
-	LastTurn          *TurnSummary `json:"lastTurn,omitempty"`
-	Origin            *OriginView  `json:"origin,omitempty"`
-	Refs              []string     `json:"refs"`
+	ID        string `json:"id" doc:"the thread's id (a UUID)"`
+	ThreadID  string `json:"threadId" doc:"the same id, public name"`
+	Link      string `json:"link" doc:"codex://threads/<id>"`
+	DeepLink  string `json:"deepLink" doc:"the same link, public name"`
+	Harness   string `json:"harness" doc:"the harness it runs on"`
+	HarnessID string `json:"harnessId" doc:"the same, public name"`
+	// Status is the thread's load state (Thread*: idle, active, notLoaded, systemError).
+	Status string `json:"loadState" doc:"App Server load state: idle, active, notLoaded (loaded by no one here) or systemError"`
+	// RunStatus is the public status of the thread's work (Status* of public.go).
+	RunStatus         string       `json:"status" doc:"creating, running, completed, failed or interrupted"`
+	WaitingOnApproval bool         `json:"waitingOnApproval,omitempty" doc:"true while a native turn waits for an approval"`
+	Title             string       `json:"title,omitempty" doc:"its title, when it has one"`
+	Cwd               string       `json:"cwd,omitempty" doc:"its working directory"`
+	Model             string       `json:"model,omitempty" doc:"its model"`
+	CreatedAt         time.Time    `json:"createdAt" doc:"when it was created"`
+	UpdatedAt         time.Time    `json:"updatedAt" doc:"when it last changed"`
+	LastTurn          *TurnSummary `json:"lastTurn,omitempty" doc:"its latest turn"`
+	Origin            *OriginView  `json:"origin,omitempty" doc:"who made it (absent for a thread not made by codexhost)"`
+	Refs              []string     `json:"refs" doc:"absolute URIs of related material, inherited ones first"`
 }
 
 // OriginView says who made the thread: a parent thread (delegation) or a client.
 type OriginView struct {
-	Kind         string `json:"kind"`
-	ParentThread string `json:"parentThread,omitempty"`
-	Client       string `json:"client,omitempty"`
-	DelegationID string `json:"delegationId,omitempty"`
+	Kind         string `json:"kind" doc:"thread (delegated by a parent thread) or client (started by a client)"`
+	ParentThread string `json:"parentThread,omitempty" doc:"the delegating thread"`
+	Client       string `json:"client,omitempty" doc:"the client that started it"`
+	DelegationID string `json:"delegationId,omitempty" doc:"the delegation record's id"`
 }
 
 // Result is the outcome of the thread's latest finished turn: its status and final assistant
 // text. Empty while the first turn still runs.
 type Result struct {
-	TurnID string `json:"turnId,omitempty"`
-	Status string `json:"status,omitempty"`
-	Text   string `json:"text,omitempty"`
-	Error  string `json:"error,omitempty"`
+	TurnID string `json:"turnId,omitempty" doc:"the finished turn"`
+	Status string `json:"status,omitempty" doc:"completed, failed or interrupted"`
+	Text   string `json:"text,omitempty" doc:"its final agent message"`
+	Error  string `json:"error,omitempty" doc:"why it failed"`
+	// Availability and Message are the public view (SetAvailability): whether the outcome
+	// of the current work can be read, and why not when it cannot.
+	Availability string `json:"availability,omitempty" doc:"pending (a turn still runs, or none finished), available (text is the outcome) or unavailable (message says why)"`
+	Message      string `json:"message,omitempty" doc:"why the result is unavailable"`
 }
 
 // Read views.

@@ -37,38 +37,38 @@ const ClientRecipientPrefix = "client:"
 // Watch is a durable one-shot stop notification. It holds ids, states, results, times and
 // reasons only: never conversation content, task text or credentials.
 type Watch struct {
-	V            int       `json:"v"`
-	ID           string    `json:"id"`
-	Thread       ThreadID  `json:"thread"`
-	Notify       string    `json:"notify"` // a thread id, or client:NAME
-	State        string    `json:"state"`
-	RegisteredAt time.Time `json:"registeredAt"`
-	Deadline     time.Time `json:"deadline"`
+	V            int       `json:"v" doc:"record version"`
+	ID           string    `json:"id" doc:"the watch's id"`
+	Thread       ThreadID  `json:"thread" doc:"the watched thread"`
+	Notify       string    `json:"notify" doc:"who is notified: a thread id, or client:NAME"` // a thread id, or client:NAME
+	State        string    `json:"state" doc:"watching, pending, delivering, delivered or undeliverable"`
+	RegisteredAt time.Time `json:"registeredAt" doc:"when it was registered"`
+	Deadline     time.Time `json:"deadline" doc:"the end of the observation window (absolute)"`
 	// RunningTurn is the observed thread's turn in flight when last seen; its end is the stop.
-	RunningTurn string    `json:"runningTurn,omitempty"`
-	Result      string    `json:"result,omitempty"`
-	SourceTurn  string    `json:"sourceTurn,omitempty"`
-	DueAt       time.Time `json:"dueAt,omitzero"`
-	Attempts    int       `json:"attempts,omitempty"`
-	NextAttempt time.Time `json:"nextAttempt,omitzero"`
-	DeliveredAt time.Time `json:"deliveredAt,omitzero"`
-	Reason      string    `json:"reason,omitempty"`
-	UpdatedAt   time.Time `json:"updatedAt"`
+	RunningTurn string    `json:"runningTurn,omitempty" doc:"the watched thread's turn in flight when last seen"`
+	Result      string    `json:"result,omitempty" doc:"completed, failed, interrupted, timedOut, unreadable or notFound, once known"`
+	SourceTurn  string    `json:"sourceTurn,omitempty" doc:"the turn whose end is the result"`
+	DueAt       time.Time `json:"dueAt,omitzero" doc:"when the notification fell due"`
+	Attempts    int       `json:"attempts,omitempty" doc:"delivery attempts so far"`
+	NextAttempt time.Time `json:"nextAttempt,omitzero" doc:"when delivery is tried again"`
+	DeliveredAt time.Time `json:"deliveredAt,omitzero" doc:"when it was delivered"`
+	Reason      string    `json:"reason,omitempty" doc:"why it is undeliverable"`
+	UpdatedAt   time.Time `json:"updatedAt" doc:"when the record last changed"`
 	// MessageFile names a 0600 file in the engine's message folder whose text is delivered
 	// instead of a stop notification (a marker report); the record itself holds no content.
-	MessageFile string `json:"messageFile,omitempty"`
+	MessageFile string `json:"messageFile,omitempty" doc:"internal: a marker report delivered instead of a stop notification"`
 }
 
 // ClientEvent is one entry of an external client's durable event log.
 type ClientEvent struct {
-	V      int       `json:"v"`
-	Cursor string    `json:"cursor"`
-	Type   string    `json:"type"` // "watch.notification"
-	Watch  string    `json:"watch"`
-	Thread ThreadID  `json:"thread"`
-	Link   string    `json:"link"`
-	Result string    `json:"result"`
-	Turn   string    `json:"sourceTurn,omitempty"`
-	Reason string    `json:"reason,omitempty"`
-	At     time.Time `json:"at"`
+	V      int       `json:"v" doc:"entry version"`
+	Cursor string    `json:"cursor" doc:"this entry's cursor: pass it as --after to read what follows"`
+	Type   string    `json:"type" doc:"watch.notification"` // "watch.notification"
+	Watch  string    `json:"watch" doc:"the watch's id"`
+	Thread ThreadID  `json:"thread" doc:"the watched thread"`
+	Link   string    `json:"link" doc:"its codex://threads/ link"`
+	Result string    `json:"result" doc:"completed, failed, interrupted, timedOut, unreadable or notFound"`
+	Turn   string    `json:"sourceTurn,omitempty" doc:"the turn whose end is the result"`
+	Reason string    `json:"reason,omitempty" doc:"why, for unreadable or notFound"`
+	At     time.Time `json:"at" doc:"when the entry was written"`
 }

@@ -51,6 +51,7 @@ func permissionTable() []permissionCase {
 		{api.MethodRuntimeForward, api.ForwardParams{Caller: api.Caller{Kind: api.CallerClient, Client: asBot}, Method: api.MethodRuntimeInfo}, []string{asOperator}},
 		{api.MethodRuntimeInfo, nil, notNode},
 		{api.MethodHarnessList, nil, notNode},
+		{api.MethodHarnessInspect, api.HarnessInspectParams{Harness: "shell"}, notNode},
 		{api.MethodDelegateStart, api.DelegateStartParams{Harness: "shell", Task: "permission table", Cwd: os.TempDir()}, notNode},
 		{api.MethodThreadRead, api.ThreadReadParams{Thread: missing}, notNode},
 		{api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: missing}, TimeoutMs: 1}, notNode},

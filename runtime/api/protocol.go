@@ -73,13 +73,14 @@ type CallerHint struct {
 
 // HarnessInfo describes one registered harness.
 type HarnessInfo struct {
-	Name string `json:"name"`
-	Kind string `json:"kind"`
+	Name string `json:"name" doc:"the harness id, as --harness takes it"`
+	Kind string `json:"kind" doc:"native (Codex through the App Server) or external (a command per turn)"`
 }
 
-// HarnessListResult lists the harnesses.
+// HarnessListResult lists the harnesses: their ids (the public shape) and their details.
 type HarnessListResult struct {
-	Harnesses []HarnessInfo `json:"harnesses"`
+	IDs       []string      `json:"harnesses" doc:"the harness ids, native first"`
+	Harnesses []HarnessInfo `json:"details" doc:"each harness with its kind, in the same order"`
 }
 
 // DelegateStartParams starts (or finds, when idempotent) a delegated child thread.
@@ -91,6 +92,8 @@ type DelegateStartParams struct {
 	Refs      []string   `json:"refs,omitempty"`
 	Cwd       string     `json:"cwd,omitempty"`
 	Model     string     `json:"model,omitempty"`
+	// Thinking is a thinking (reasoning effort) option of the harness (harness.inspect).
+	Thinking string `json:"thinking,omitempty"`
 	// Watch registers, in the same call, a watch on the child for the resolved caller.
 	Watch          bool `json:"watch,omitempty"`
 	WatchTimeoutMs int  `json:"watchTimeoutMs,omitempty"`
@@ -98,10 +101,18 @@ type DelegateStartParams struct {
 
 // DelegateStartResult names the child; Existing is true when an earlier delegation matched.
 type DelegateStartResult struct {
-	Thread       model.ThreadInfo `json:"thread"`
-	DelegationID string           `json:"delegationId,omitempty"`
-	Existing     bool             `json:"existing"`
-	Watch        *WatchResult     `json:"watch,omitempty"`
+	DelegationID   string           `json:"delegationId,omitempty" doc:"id of this delegation (from a parent thread or a client); the same on a repeated request"`
+	ThreadID       string           `json:"threadId" doc:"the child thread's id"`
+	TurnID         string           `json:"turnId,omitempty" doc:"the child's first turn"`
+	HarnessID      string           `json:"harnessId" doc:"the harness the child runs on"`
+	DeepLink       string           `json:"deepLink" doc:"codex://threads/<threadId>"`
+	Status         string           `json:"status" doc:"the child's status: creating, running, completed, failed or interrupted"`
+	Cwd            string           `json:"cwd,omitempty" doc:"the child's working directory"`
+	ParentThreadID string           `json:"parentThreadId,omitempty" doc:"the delegating thread, when a thread delegated"`
+	Next           *NextCommands    `json:"next,omitempty" doc:"ready-to-run commands to follow the child"`
+	Thread         model.ThreadInfo `json:"thread" doc:"the child thread"`
+	Existing       bool             `json:"existing" doc:"true when an earlier identical request matched: no new thread was started"`
+	Watch          *WatchResult     `json:"watch,omitempty" doc:"the watch registered on the child, with --watch true"`
 }
 
 // ThreadWatchParams registers a one-shot stop notification.
@@ -115,30 +126,38 @@ type ThreadWatchParams struct {
 // WatchResult is the answer of thread.watch: "watching" with the record, or "alreadyTerminal"
 // with the thread's status and nothing registered.
 type WatchResult struct {
-	State      string       `json:"state"`
-	Watch      *model.Watch `json:"watch,omitempty"`
-	Existing   bool         `json:"existing,omitempty"`
-	Status     string       `json:"status,omitempty"`
-	SourceTurn string       `json:"sourceTurn,omitempty"`
+	ThreadID       string       `json:"threadId,omitempty" doc:"the watched thread"`
+	NotifyThreadID string       `json:"notifyThreadId,omitempty" doc:"who is notified: a thread id, or client:NAME"`
+	State          string       `json:"state" doc:"watching (registered), or alreadyTerminal (the thread had stopped: nothing registered)"`
+	Status         string       `json:"status,omitempty" doc:"the watched thread's status: running while watching, else how it stopped"`
+	TimeoutMs      int64        `json:"timeoutMs,omitempty" doc:"the observation window in milliseconds, from registration"`
+	Watch          *model.Watch `json:"watch,omitempty" doc:"the watch record"`
+	Existing       bool         `json:"existing,omitempty" doc:"true when the same pair was already watched: its deadline is kept"`
+	SourceTurn     string       `json:"sourceTurn,omitempty" doc:"the turn that ended, for alreadyTerminal"`
 }
 
 // WatchesResult lists watches by state.
 type WatchesResult struct {
-	Watching      []model.Watch `json:"watching"`
-	Pending       []model.Watch `json:"pending"`
-	Undeliverable []model.Watch `json:"undeliverable"`
+	Watches       []WatchEntry  `json:"watches" doc:"every listed watch, oldest registration first within each state"`
+	Watching      []model.Watch `json:"watching" doc:"watches still observing their thread"`
+	Pending       []model.Watch `json:"pending" doc:"watches whose outcome is known and whose notification is not delivered yet"`
+	Undeliverable []model.Watch `json:"undeliverable" doc:"the latest 50 watches given up on, with the reason"`
 }
 
 // ClientEventsParams reads the calling client's event log after a cursor.
 type ClientEventsParams struct {
 	After string `json:"after,omitempty"`
 	Limit int    `json:"limit,omitempty"`
+	// WaitMs, when no entry follows After, waits up to this long for one (client events
+	// --follow --timeout-ms); 0 answers at once.
+	WaitMs int64 `json:"waitMs,omitempty"`
 }
 
 // ClientEventsResult is a page of the log; NextCursor is the cursor of the last event.
 type ClientEventsResult struct {
 	Events     []model.ClientEvent `json:"events"`
 	NextCursor string              `json:"nextCursor,omitempty"`
+	TimedOut   bool                `json:"timedOut,omitempty"` // a wait ended with no entry
 }
 
 // ThreadReadParams reads a thread without changing it.
@@ -150,12 +169,19 @@ type ThreadReadParams struct {
 }
 
 // ThreadReadResult is a snapshot of a thread; Messages only in the messages view.
+// In JSON, result is always present (availability pending while no turn finished) and the
+// messages view always has nextCursor (null on the last page): see public.go.
 type ThreadReadResult struct {
-	Thread     model.ThreadInfo `json:"thread"`
-	Result     *model.Result    `json:"result,omitempty"`
-	Messages   []model.Message  `json:"messages,omitempty"`
-	NextCursor string           `json:"nextCursor,omitempty"`
-	TimedOut   *bool            `json:"timedOut,omitempty"` // thread.wait only
+	ThreadID   string           `json:"threadId" doc:"the thread's id"`
+	HarnessID  string           `json:"harnessId" doc:"the harness it runs on"`
+	Status     string           `json:"status" doc:"creating, running, completed, failed or interrupted"`
+	Turn       *TurnRef         `json:"turn,omitempty" doc:"the latest turn, when there is one"`
+	Thread     model.ThreadInfo `json:"thread" doc:"the thread"`
+	Result     *model.Result    `json:"result,omitempty" doc:"the outcome of the latest finished turn"`
+	Messages   []model.Message  `json:"messages,omitempty" doc:"--view messages: a page of messages, oldest first"`
+	HasMore    bool             `json:"hasMore" doc:"true when older messages remain: pass nextCursor as --cursor"`
+	NextCursor string           `json:"nextCursor,omitempty" doc:"--view messages: the cursor of the next (older) page, null on the last"`
+	TimedOut   *bool            `json:"timedOut,omitempty" doc:"thread wait only: true when the thread was still running at the timeout"`
 }
 
 // ThreadWaitParams waits until the thread is not active or the timeout passes.
@@ -181,9 +207,10 @@ type ThreadListParams struct {
 }
 
 // ThreadListResult is one page.
+// The CLI prints nextCursor as null on the last page (the runtime API leaves it out).
 type ThreadListResult struct {
-	Threads    []model.ThreadInfo `json:"threads"`
-	NextCursor string             `json:"nextCursor,omitempty"`
+	Threads    []model.ThreadInfo `json:"threads" doc:"one page of threads"`
+	NextCursor string             `json:"nextCursor,omitempty" doc:"the cursor of the next page, null on the last"`
 }
 
 // ThreadSendParams starts a turn on an idle thread.
@@ -197,19 +224,29 @@ type ThreadSendParams struct {
 
 // ThreadSendResult names the started turn.
 type ThreadSendResult struct {
-	Thread model.ThreadInfo `json:"thread"`
-	TurnID string           `json:"turnId"`
+	ThreadID  string           `json:"threadId" doc:"the thread's id"`
+	TurnID    string           `json:"turnId" doc:"the turn the message started"`
+	HarnessID string           `json:"harnessId" doc:"the harness it runs on"`
+	Status    string           `json:"status" doc:"the thread's status after the send: running"`
+	Next      *NextCommands    `json:"next,omitempty" doc:"ready-to-run commands to follow the turn"`
+	Thread    model.ThreadInfo `json:"thread" doc:"the thread"`
 }
 
 // ThreadCancelParams interrupts the active turn.
 type ThreadCancelParams struct {
 	Thread string `json:"thread"`
+	// IdleOK answers cancelled: false for a thread with no running turn instead of
+	// FAILED_PRECONDITION (the public CLI's `thread cancel`).
+	IdleOK bool `json:"idleOk,omitempty"`
 }
 
 // ThreadCancelResult names the interrupted turn.
 type ThreadCancelResult struct {
-	Thread model.ThreadInfo `json:"thread"`
-	TurnID string           `json:"turnId"`
+	ThreadID  string           `json:"threadId" doc:"the thread's id"`
+	TurnID    string           `json:"turnId,omitempty" doc:"the interrupted turn (absent when nothing was running)"`
+	HarnessID string           `json:"harnessId" doc:"the harness it runs on"`
+	Cancelled bool             `json:"cancelled" doc:"true when a running turn was interrupted; false on an idle thread"`
+	Thread    model.ThreadInfo `json:"thread" doc:"the thread"`
 }
 
 // Event is one change pushed to subscribers.

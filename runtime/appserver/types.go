@@ -133,6 +133,7 @@ type Item struct {
 	Type    string          `json:"type"`
 	ID      string          `json:"id"`
 	Text    string          `json:"text,omitempty"`    // agentMessage
+	Phase   string          `json:"phase,omitempty"`   // agentMessage: commentary or final_answer, when given
 	Content []UserInput     `json:"content,omitempty"` // userMessage
 	Raw     json.RawMessage `json:"-"`
 }
@@ -150,11 +151,14 @@ func (it *Item) UnmarshalJSON(b []byte) error {
 	switch head.Type {
 	case "agentMessage":
 		var m struct {
-			Text string `json:"text"`
+			Text  string          `json:"text"`
+			Phase json.RawMessage `json:"phase"`
 		}
 		if err := json.Unmarshal(b, &m); err != nil {
 			return err
 		}
+		// Only a plain string phase is reported; another shape is left out, not an error.
+		_ = json.Unmarshal(m.Phase, &it.Phase)
 		it.Text = m.Text
 	case "userMessage":
 		var m struct {

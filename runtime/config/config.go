@@ -52,6 +52,12 @@ type Harness struct {
 	Cwd     string            `toml:"cwd,omitempty"`
 	Env     map[string]string `toml:"env,omitempty"`
 	Timeout Duration          `toml:"timeout,omitempty"`
+	// What `harness inspect` reports and `delegate start --thinking` is checked against
+	// (harness_models.go).
+	Models          []HarnessModel `toml:"models,omitempty"`
+	DefaultModel    string         `toml:"default_model,omitempty"`
+	Thinking        []string       `toml:"thinking,omitempty"`
+	DefaultThinking string         `toml:"default_thinking,omitempty"`
 }
 
 // Client is a named external client; only the SHA-256 of its token is kept.
@@ -229,6 +235,9 @@ func (c *Config) Validate() error {
 		}
 		if h.Timeout.Duration < 0 {
 			return model.Errorf(model.CodeInvalidArgument, "use a positive duration such as 10m", "config: harness %q has a negative timeout", name)
+		}
+		if err := validateHarnessModels(name, h); err != nil {
+			return err
 		}
 	}
 	for name, cl := range c.Clients {

@@ -14,6 +14,9 @@ import (
 type StartRequest struct {
 	Cwd   string
 	Model string
+	// Thinking is the reasoning effort of the thread's turns (native: Codex's
+	// model_reasoning_effort); "" keeps the model's default.
+	Thinking string
 }
 
 // ReadRequest selects what Read returns. Messages are paged newest page first; within a page

@@ -450,6 +450,7 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 		Model:          req.Model,
 		ApprovalPolicy: n.opts.Approval,
 		Sandbox:        n.opts.Sandbox,
+		Config:         thinkingConfig(req.Thinking),
 	})
 	if err != nil {
 		var rpc *appserver.RPCError

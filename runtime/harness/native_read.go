@@ -191,14 +191,14 @@ func nativeMessages(t appserver.Turn) []model.Message {
 			}
 			m = model.Message{Role: model.RoleUser, Text: strings.Join(parts, "\n")}
 		case "agentMessage":
-			m = model.Message{Role: model.RoleAssistant, Text: it.Text}
+			m = model.Message{Role: model.RoleAssistant, Text: it.Text, Phase: it.Phase}
 		default:
 			continue
 		}
 		if m.Text == "" {
 			continue // an image-only input or a message cut off before any text
 		}
-		m.TurnID = t.ID
+		m.ID, m.TurnID = it.ID, t.ID
 		m.At = it.Time(t)
 		out = append(out, m)
 	}

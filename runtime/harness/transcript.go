@@ -246,7 +246,9 @@ func (s *transcriptState) apply(e transcriptEntry) {
 		s.turnIndex[e.TurnID] = len(s.Turns)
 		s.Turns = append(s.Turns, transcriptTurn{ID: e.TurnID, Status: model.TurnInProgress, StartedAt: e.At, assistant: -1})
 	case transcriptMessage:
-		s.Messages = append(s.Messages, model.Message{Role: e.Role, Text: e.Text, TurnID: e.TurnID, At: e.At})
+		// A message's id is its turn and its place in the transcript: stable, as lines are
+		// only appended.
+		s.Messages = append(s.Messages, model.Message{ID: fmt.Sprintf("%s/%d", e.TurnID, len(s.Messages)), Role: e.Role, Text: e.Text, TurnID: e.TurnID, At: e.At})
 		if i, ok := s.turnIndex[e.TurnID]; ok && e.Role == model.RoleAssistant {
 			s.Turns[i].assistant = len(s.Messages) - 1
 		}

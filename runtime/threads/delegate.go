@@ -97,13 +97,20 @@ func (s *Service) Delegate(ctx context.Context, caller api.Caller, p api.Delegat
 			return api.DelegateStartResult{}, err
 		}
 		res := api.DelegateStartResult{Thread: info, DelegationID: e.Delegation, Existing: true}
-		return s.watchChild(ctx, d.org, p, res)
+		if res.DelegationID == "" {
+			res.DelegationID = s.clientDelegationID(e.Thread)
+		}
+		res, err = s.watchChild(ctx, d.org, p, res)
+		setPublicStart(&res, "")
+		return res, err
 	}
-	res, err := s.startChild(ctx, d, now)
+	res, turnID, err := s.startChild(ctx, d, now)
 	if err != nil {
 		return api.DelegateStartResult{}, err
 	}
-	return s.watchChild(ctx, d.org, p, res)
+	res, err = s.watchChild(ctx, d.org, p, res)
+	setPublicStart(&res, turnID)
+	return res, err
 }
 
 // checkDelegation validates a request, resolves its caller, cwd and refs, and derives its
@@ -115,6 +122,9 @@ func (s *Service) checkDelegation(ctx context.Context, caller api.Caller, p api.
 		return delegation{}, model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(valid, ", "), "harness %q is not registered; valid harnesses: %s", p.Harness, strings.Join(valid, ", ")).WithDetail("harnesses", valid)
 	}
 	if err := CheckText("task", p.Task); err != nil {
+		return delegation{}, err
+	}
+	if err := s.checkThinking(ctx, p); err != nil {
 		return delegation{}, err
 	}
 	if p.WatchTimeoutMs < 0 || int64(p.WatchTimeoutMs) > int64(model.MaxWatchTimeout/time.Millisecond) {
@@ -154,19 +164,20 @@ func (s *Service) checkDelegation(ctx context.Context, caller api.Caller, p api.
 }
 
 // startChild runs a checked delegation: the child, its records and its first turn.
-func (s *Service) startChild(ctx context.Context, d delegation, now time.Time) (api.DelegateStartResult, error) {
+func (s *Service) startChild(ctx context.Context, d delegation, now time.Time) (api.DelegateStartResult, string, error) {
 	p, org := d.p, d.org
-	child, delegationID, err := s.StartChild(ctx, Child{Harness: p.Harness, Cwd: d.cwd, Model: p.Model, Task: p.Task,
+	st, err := s.startChildTurn(ctx, Child{Harness: p.Harness, Cwd: d.cwd, Model: p.Model, Thinking: p.Thinking, Task: p.Task,
 		Parent: org.parent, ParentHarness: org.parentHarness, Client: org.client, RequestID: p.RequestID, Refs: d.refs,
 		RequestKey: d.requestKey, DedupeKey: d.dedupeKey, At: now})
+	child := st.thread
 	var failed *ChildError
 	switch {
 	case errors.As(err, &failed) && failed.FirstTurn:
-		return api.DelegateStartResult{}, model.Errorf(model.CodeDelegationFailed, "read the child with `codexhost thread read "+string(child)+"`", "the child thread %s was created but its first turn did not start: %v", child, failed.Err).WithDetail("thread", string(child))
+		return api.DelegateStartResult{}, "", model.Errorf(model.CodeDelegationFailed, "read the child with `codexhost thread read "+string(child)+"`", "the child thread %s was created but its first turn did not start: %v", child, failed.Err).WithDetail("thread", string(child))
 	case errors.As(err, &failed):
-		return api.DelegateStartResult{}, model.Errorf(model.CodeDelegationFailed, "check the harness with `codexhost harness list` and the runtime log", "start a thread on %s: %v", p.Harness, failed.Err)
+		return api.DelegateStartResult{}, "", model.Errorf(model.CodeDelegationFailed, "check the harness with `codexhost harness list` and the runtime log", "start a thread on %s: %v", p.Harness, failed.Err)
 	case err != nil:
-		return api.DelegateStartResult{}, err
+		return api.DelegateStartResult{}, "", err
 	}
 	info, err := s.threadInfo(ctx, child)
 	if err != nil {
@@ -175,13 +186,14 @@ func (s *Service) startChild(ctx context.Context, d delegation, now time.Time) (
 		info = model.ThreadInfo{ID: string(child), Link: child.Link(), Harness: p.Harness, Status: model.ThreadActive, Cwd: d.cwd, Model: p.Model, CreatedAt: now, UpdatedAt: now}
 		s.Decorate(&info)
 	}
-	return api.DelegateStartResult{Thread: info, DelegationID: delegationID}, nil
+	return api.DelegateStartResult{Thread: info, DelegationID: st.delegationID}, st.turnID, nil
 }
 
 // Child is a thread to start with a first turn, delegated by a thread (Parent) or a client.
 type Child struct {
 	Harness    string // a registered harness
 	Cwd, Model string
+	Thinking   string // a thinking option of the harness (checked by the caller)
 	Task       string // the first turn's text
 	// Parent is the delegating thread, on ParentHarness; "" when Client delegates.
 	Parent        model.ThreadID
@@ -216,13 +228,29 @@ func (e *ChildError) Unwrap() error { return e.Err }
 // delegated it) in one write, and starts its first turn. It returns the thread and the
 // delegation id ("" for a client's thread).
 func (s *Service) StartChild(ctx context.Context, c Child) (model.ThreadID, string, error) {
+	st, err := s.startChildTurn(ctx, c)
+	if st.delegationID != "" && c.Parent == "" {
+		st.delegationID = "" // a client's start: its id is for the public CLI's output only
+	}
+	return st.thread, st.delegationID, err
+}
+
+// startedChild is what startChildTurn made: the thread, its delegation id (a client's start
+// has one too, kept on its origin record) and its first turn.
+type startedChild struct {
+	thread       model.ThreadID
+	delegationID string
+	turnID       string
+}
+
+func (s *Service) startChildTurn(ctx context.Context, c Child) (startedChild, error) {
 	hs, ok := s.deps.Harnesses.Harness(c.Harness)
 	if !ok {
-		return "", "", model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(s.deps.Harnesses.Names(), ", "), "harness %q is not registered", c.Harness)
+		return startedChild{}, model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(s.deps.Harnesses.Names(), ", "), "harness %q is not registered", c.Harness)
 	}
-	child, err := hs.Start(ctx, harness.StartRequest{Cwd: c.Cwd, Model: c.Model})
+	child, err := hs.Start(ctx, harness.StartRequest{Cwd: c.Cwd, Model: c.Model, Thinking: c.Thinking})
 	if err != nil {
-		return "", "", &ChildError{Err: err}
+		return startedChild{}, &ChildError{Err: err}
 	}
 	now := c.At
 	if now.IsZero() {
@@ -238,22 +266,36 @@ func (s *Service) StartChild(ctx context.Context, c Child) (model.ThreadID, stri
 		RequestKey: c.RequestKey,
 		DedupeKey:  c.DedupeKey,
 	}
-	if kind == model.OriginThread {
-		id, err := uuid.NewV7()
-		if err != nil {
-			return "", "", err
-		}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return startedChild{}, err
+	}
+	if kind == model.OriginClient {
+		rec.Origin.ClientDelegationID = id.String()
+	} else {
 		rec.Delegation = &model.Delegation{V: 1, ID: id.String(), ParentThread: c.Parent, ChildThread: child, ParentHarness: c.ParentHarness, TargetHarness: c.Harness, Status: model.DelegationStarting, RequestID: c.RequestID, CreatedAt: now, UpdatedAt: now}
 		rec.Origin.DelegationID = rec.Delegation.ID
 	}
 	if err := s.deps.Store.SaveDelegation(rec); err != nil {
-		return "", "", err
+		return startedChild{}, err
 	}
-	if _, err := hs.Send(ctx, child, c.Task); err != nil {
+	st := startedChild{thread: child, delegationID: rec.Origin.DelegationID + rec.Origin.ClientDelegationID}
+	turnID, err := hs.Send(ctx, child, c.Task)
+	if err != nil {
 		_ = s.deps.Store.SetDelegationStatus(child, model.DelegationFailed, s.opts.Now())
-		return child, rec.Origin.DelegationID, &ChildError{FirstTurn: true, Thread: child, Err: err}
+		return st, &ChildError{FirstTurn: true, Thread: child, Err: err}
 	}
-	return child, rec.Origin.DelegationID, nil
+	st.turnID = turnID
+	return st, nil
+}
+
+// clientDelegationID is the delegation id of a client's start, from its origin record.
+func (s *Service) clientDelegationID(child model.ThreadID) string {
+	o, err := s.deps.Store.Origin(child)
+	if err != nil {
+		return ""
+	}
+	return o.ClientDelegationID
 }
 
 // watchChild registers, for `delegate start --watch true`, a watch on the child that

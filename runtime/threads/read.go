@@ -52,6 +52,7 @@ func (s *Service) Read(ctx context.Context, p api.ThreadReadParams) (api.ThreadR
 		}
 		res.NextCursor = snap.NextCursor
 	}
+	setPublicRead(&res)
 	return res, nil
 }
 
@@ -134,7 +135,7 @@ func (s *Service) Send(ctx context.Context, p api.ThreadSendParams) (api.ThreadS
 		return api.ThreadSendResult{}, err
 	}
 	s.Decorate(&snap.Info)
-	return api.ThreadSendResult{Thread: snap.Info, TurnID: turnID}, nil
+	return api.ThreadSendResult{ThreadID: snap.Info.ID, TurnID: turnID, HarnessID: snap.Info.Harness, Status: model.StatusRunning, Thread: snap.Info}, nil
 }
 
 // Cancel interrupts the active turn.
@@ -149,7 +150,8 @@ func (s *Service) Cancel(ctx context.Context, p api.ThreadCancelParams) (api.Thr
 		return api.ThreadCancelResult{}, err
 	}
 	turnID, err := hs.Cancel(ctx, id)
-	if err != nil {
+	cancelled := err == nil
+	if err != nil && !(p.IdleOK && model.IsCode(err, model.CodeFailedPrecondition)) {
 		return api.ThreadCancelResult{}, err
 	}
 	snap, err := hs.Read(ctx, id, harness.ReadRequest{})
@@ -157,7 +159,11 @@ func (s *Service) Cancel(ctx context.Context, p api.ThreadCancelParams) (api.Thr
 		return api.ThreadCancelResult{}, err
 	}
 	s.Decorate(&snap.Info)
-	return api.ThreadCancelResult{Thread: snap.Info, TurnID: turnID}, nil
+	if !cancelled && Running(snap.Info) {
+		// Refused for another reason than an idle thread: that stays an error.
+		return api.ThreadCancelResult{}, model.Errorf(model.CodeFailedPrecondition, "read the thread with `codexhost thread read` and retry", "thread %s is running but its turn could not be interrupted", id)
+	}
+	return api.ThreadCancelResult{ThreadID: snap.Info.ID, TurnID: turnID, HarnessID: snap.Info.Harness, Cancelled: cancelled, Thread: snap.Info}, nil
 }
 
 // refuseSendModel answers a send that asks for another model: a turn runs with its thread's

@@ -20,6 +20,10 @@ func (s *Service) Routes() []route.Route {
 	return []route.Route{
 		route.Spec[struct{}]{Method: api.MethodHarnessList, Policy: route.Everyone,
 			Call: func(context.Context, route.Env, struct{}) (any, error) { return s.HarnessList(), nil }}.Route(),
+		route.Spec[api.HarnessInspectParams]{Method: api.MethodHarnessInspect, Policy: route.Everyone,
+			Call: func(ctx context.Context, _ route.Env, p api.HarnessInspectParams) (any, error) {
+				return s.HarnessInspect(ctx, p)
+			}}.Route(),
 		route.Spec[api.DelegateStartParams]{Method: api.MethodDelegateStart, Policy: route.Everyone,
 			Call: func(ctx context.Context, env route.Env, p api.DelegateStartParams) (any, error) {
 				return s.Delegate(ctx, env.Caller, p)
@@ -52,8 +56,8 @@ func (s *Service) Routes() []route.Route {
 		route.Spec[struct{}]{Method: api.MethodThreadWatches, Policy: route.Everyone,
 			Call: func(context.Context, route.Env, struct{}) (any, error) { return s.Watches(), nil }}.Route(),
 		route.Spec[api.ClientEventsParams]{Method: api.MethodClientEvents, Policy: clientOnlyPolicy,
-			Call: func(_ context.Context, env route.Env, p api.ClientEventsParams) (any, error) {
-				return s.ClientEvents(env.Caller, p)
+			Call: func(ctx context.Context, env route.Env, p api.ClientEventsParams) (any, error) {
+				return s.ClientEventsWait(ctx, env.Caller, p)
 			}}.Route(),
 	}
 }
@@ -63,6 +67,7 @@ func (s *Service) HarnessList() api.HarnessListResult {
 	var out api.HarnessListResult
 	for _, name := range s.deps.Harnesses.Names() {
 		if hs, ok := s.deps.Harnesses.Harness(name); ok {
+			out.IDs = append(out.IDs, name)
 			out.Harnesses = append(out.Harnesses, api.HarnessInfo{Name: name, Kind: hs.Kind()})
 		}
 	}

@@ -70,6 +70,7 @@ type Service struct {
 	opts     Options
 	deps     Deps
 	keyLocks keylock.Locks // one delegation per request or dedupe key at a time
+	models   nativeModels  // the App Server's model catalog (inspect.go)
 }
 
 // New returns a Service; Start must be called before any request reaches it.
@@ -130,6 +131,7 @@ func ParseThread(s string) (model.ThreadID, error) {
 // Decorate adds what the records know (origin, refs) to a harness view.
 func (s *Service) Decorate(info *model.ThreadInfo) {
 	info.Refs = []string{}
+	info.SetPublic()
 	o, err := s.deps.Store.Origin(model.ThreadID(info.ID))
 	if err != nil {
 		return

@@ -72,7 +72,11 @@ func (s *Service) Watch(ctx context.Context, caller api.Caller, p api.ThreadWatc
 	if p.TimeoutMs < 0 || p.TimeoutMs > int64(model.MaxWatchTimeout/time.Millisecond) {
 		return api.WatchResult{}, model.Errorf(model.CodeInvalidArgument, "use --timeout-ms between 1 and 604800000 (7 days); the default is 30 minutes", "watch timeout %d ms out of range", p.TimeoutMs)
 	}
-	return s.opts.Watch().Register(ctx, thread, notify, time.Duration(p.TimeoutMs)*time.Millisecond)
+	res, err := s.opts.Watch().Register(ctx, thread, notify, time.Duration(p.TimeoutMs)*time.Millisecond)
+	if err == nil {
+		setPublicWatch(&res, string(thread), notify)
+	}
+	return res, err
 }
 
 func (s *Service) watchRecipient(ctx context.Context, caller api.Caller, notify, envThread string) (string, error) {
@@ -100,7 +104,49 @@ func (s *Service) watchRecipient(ctx context.Context, caller api.Caller, notify,
 }
 
 // Watches lists watching, pending and the latest undeliverable watches.
-func (s *Service) Watches() api.WatchesResult { return s.opts.Watch().List() }
+func (s *Service) Watches() api.WatchesResult { return publicWatches(s.opts.Watch().List()) }
+
+// MaxEventsWait bounds client.events' wait for an entry.
+const MaxEventsWait = time.Hour
+
+// ClientEventsWait reads the calling client's event log; with WaitMs and nothing after the
+// cursor it waits, up to WaitMs, for the next entry instead of answering an empty page.
+func (s *Service) ClientEventsWait(ctx context.Context, caller api.Caller, p api.ClientEventsParams) (api.ClientEventsResult, error) {
+	if p.WaitMs < 0 || p.WaitMs > MaxEventsWait.Milliseconds() {
+		return api.ClientEventsResult{}, model.Errorf(model.CodeInvalidArgument, "use --timeout-ms between 0 and 3600000 (one hour)", "events wait of %d ms out of range", p.WaitMs)
+	}
+	if p.WaitMs == 0 {
+		return s.ClientEvents(caller, p)
+	}
+	// Subscribe before the first read, so an entry appended between the two is not missed.
+	appended := make(chan struct{}, 1)
+	subCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.opts.Subscribe(subCtx, func(ev api.Event) {
+		if ev.Type == api.EventClientLog && ev.Thread == caller.Client {
+			select {
+			case appended <- struct{}{}:
+			default:
+			}
+		}
+	})
+	deadline := time.NewTimer(time.Duration(p.WaitMs) * time.Millisecond)
+	defer deadline.Stop()
+	for {
+		res, err := s.ClientEvents(caller, p)
+		if err != nil || len(res.Events) > 0 {
+			return res, err
+		}
+		select {
+		case <-appended:
+		case <-deadline.C:
+			res.TimedOut = true
+			return res, nil
+		case <-ctx.Done():
+			return api.ClientEventsResult{}, ctx.Err()
+		}
+	}
+}
 
 // ClientEvents reads the calling client's durable event log.
 func (s *Service) ClientEvents(caller api.Caller, p api.ClientEventsParams) (api.ClientEventsResult, error) {

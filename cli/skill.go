@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/internal/agentskill"
+	"github.com/codexhost/codexhost/model"
+)
+
+// newSkillCmd manages the codexhost-delegation skill in the folders agents read skills from.
+func newSkillCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "skill",
+		Short: "Install, remove or check the codexhost-delegation skill for Codex and other agents",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(
+		skillCmd("install", "Install or update the skill in $CODEX_HOME/skills, ~/.agents/skills and ~/.claude/skills (a copy you changed is left alone)", agentskill.Install),
+		skillCmd("uninstall", "Move the skill aside in every root (a copy you changed stays)", func(roots []string) ([]agentskill.RootStatus, error) {
+			return agentskill.Uninstall(roots, time.Now())
+		}),
+		skillCmd("status", "Show in each root whether the skill is absent, current, outdated or changed", agentskill.Status),
+	)
+	return cmd
+}
+
+func skillCmd(name, short string, do func([]string) ([]agentskill.RootStatus, error)) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   name + " [--json]",
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e := envOf(cmd.Context())
+			home := e.get("HOME")
+			if home == "" {
+				return model.Errorf(model.CodeFailedPrecondition, "set HOME", "HOME is not set")
+			}
+			roots, err := do(agentskill.Roots(home, e.get("CODEX_HOME")))
+			if err != nil {
+				return err
+			}
+			return printSkill(cmd.OutOrStdout(), roots, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printSkill(w io.Writer, roots []agentskill.RootStatus, asJSON bool) error {
+	if asJSON {
+		b, err := json.Marshal(struct {
+			Skill string                  `json:"skill"`
+			Roots []agentskill.RootStatus `json:"roots"`
+		}{agentskill.Name, roots})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(w, string(b))
+		return err
+	}
+	for _, r := range roots {
+		line := fmt.Sprintf("%-9s %s", r.State, r.Path)
+		if r.Action != "" {
+			line += "  (" + r.Action + ")"
+		}
+		if r.Action == "conflict" {
+			line += "  changed since it was installed: left as it is"
+		}
+		fmt.Fprintln(w, line)
+	}
+	return nil
+}

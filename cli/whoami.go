@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+)
+
+// whoamiResult is who the runtime took the caller for.
+type whoamiResult struct {
+	Kind    string `json:"kind"`
+	Client  string `json:"client,omitempty"`
+	Version string `json:"version"`
+}
+
+// newClientWhoamiCmd prints the caller the runtime authenticated: an external client learns
+// its own name here (the name `--notify client:NAME` and `thread list --client` take).
+func newClientWhoamiCmd() *cobra.Command {
+	var a agentCommand
+	cmd := &cobra.Command{
+		Use:   "whoami",
+		Short: "Print who the runtime takes this caller for: runtime (an agent) or client and its name",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			c, err := a.conn.connectAgent(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			caller := c.Caller()
+			return a.out.print(cmd.OutOrStdout(), whoamiResult{Kind: caller.Kind, Client: caller.Client, Version: c.Version()})
+		},
+	}
+	a.register(cmd)
+	return cmd
+}

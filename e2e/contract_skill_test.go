@@ -1,0 +1,171 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+type skillRoots struct {
+	Skill string `json:"skill"`
+	Roots []struct {
+		Root, Path, State, Action string
+		MovedTo                   string `json:"movedTo"`
+	} `json:"roots"`
+}
+
+// skill runs `codexhost skill ARGS --json` with HOME and CODEX_HOME.
+func skill(t *testing.T, home, codexHome string, args ...string) result {
+	t.Helper()
+	return run(t, home, []string{"HOME=" + home, "CODEX_HOME=" + codexHome}, append(append([]string{"skill"}, args...), "--json")...)
+}
+
+func skillStates(t *testing.T, r result) []string {
+	t.Helper()
+	var out skillRoots
+	r.decode(t, &out)
+	var states []string
+	for _, root := range out.Roots {
+		states = append(states, root.State+"/"+root.Action)
+	}
+	return states
+}
+
+// skill install writes the codexhost-delegation skill 0600 into folders 0700 in the three
+// roots; status tells current, ours-but-older and changed; a copy the user changed is never
+// overwritten (a conflict); uninstall moves ours aside and leaves the user's.
+func TestSkillInstallStatusConflictUninstall(t *testing.T) {
+	home := t.TempDir()
+	codexHome := filepath.Join(home, "codex-home")
+	if got := skillStates(t, skill(t, home, codexHome, "status")); !slices.Equal(got, []string{"absent/", "absent/", "absent/"}) {
+		t.Fatalf("status before install: %v", got)
+	}
+	if got := skillStates(t, skill(t, home, codexHome, "install")); !slices.Equal(got, []string{"current/installed", "current/installed", "current/installed"}) {
+		t.Fatalf("install: %v", got)
+	}
+	paths := []string{filepath.Join(codexHome, "skills"), filepath.Join(home, ".agents", "skills"), filepath.Join(home, ".claude", "skills")}
+	for _, root := range paths {
+		dir := filepath.Join(root, "codexhost-delegation")
+		for p, mode := range map[string]os.FileMode{root: 0o700, dir: 0o700, filepath.Join(dir, "SKILL.md"): 0o600} {
+			if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != mode {
+				t.Errorf("%s: %v, want mode %o", p, fi, mode)
+			}
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "SKILL.md"))
+		for _, want := range []string{"name: codexhost-delegation", "codexhost delegate --help", "delegationId", "threadId", "turnId", "deepLink", "status"} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("SKILL.md lacks %q", want)
+			}
+		}
+	}
+	if got := skillStates(t, skill(t, home, codexHome, "install")); !slices.Equal(got, []string{"current/none", "current/none", "current/none"}) {
+		t.Errorf("second install: %v", got)
+	}
+
+	// The user edits one copy; an older copy of ours (its manifest matches) is updated.
+	edited := filepath.Join(paths[1], "codexhost-delegation", "SKILL.md")
+	if err := os.WriteFile(edited, []byte("my own notes\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	older := filepath.Join(paths[2], "codexhost-delegation")
+	oldText := []byte("an older build's skill\n")
+	if err := os.WriteFile(filepath.Join(older, "SKILL.md"), oldText, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(older, ".codexhost-skill.json"), []byte(`{"v":1,"sha256":"`+sha256Hex(oldText)+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := skillStates(t, skill(t, home, codexHome, "status")); !slices.Equal(got, []string{"current/", "changed/", "outdated/"}) {
+		t.Errorf("status after edits: %v", got)
+	}
+	if got := skillStates(t, skill(t, home, codexHome, "install")); !slices.Equal(got, []string{"current/none", "changed/conflict", "current/updated"}) {
+		t.Errorf("install over edits: %v", got)
+	}
+	if b, _ := os.ReadFile(edited); string(b) != "my own notes\n" {
+		t.Errorf("install overwrote the user's copy: %q", b)
+	}
+
+	if got := skillStates(t, skill(t, home, codexHome, "uninstall")); !slices.Equal(got, []string{"absent/removed", "changed/conflict", "absent/removed"}) {
+		t.Errorf("uninstall: %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(paths[0], "codexhost-delegation")); !os.IsNotExist(err) {
+		t.Errorf("uninstall left the skill folder: %v", err)
+	}
+	aside, _ := filepath.Glob(filepath.Join(paths[0], ".codexhost-delegation.removed-*", "SKILL.md.removed"))
+	if len(aside) != 1 {
+		t.Errorf("uninstall did not move ours aside: %v", aside)
+	}
+	if b, _ := os.ReadFile(edited); string(b) != "my own notes\n" {
+		t.Errorf("uninstall touched the user's copy: %q", b)
+	}
+}
+
+// A root that is a symlink, or that group or others may write, is refused before anything is
+// written anywhere.
+func TestSkillInstallRefusesUnsafeRoots(t *testing.T) {
+	for name, prepare := range map[string]func(t *testing.T, home string){
+		"symlink root": func(t *testing.T, home string) {
+			target := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(home, ".agents"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, filepath.Join(home, ".agents", "skills")); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"group-writable root": func(t *testing.T, home string) {
+			dir := filepath.Join(home, ".claude", "skills")
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(dir, 0o770); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"world-writable codex home": func(t *testing.T, home string) {
+			if err := os.MkdirAll(filepath.Join(home, "codex-home"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(filepath.Join(home, "codex-home"), 0o707); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			home := t.TempDir()
+			prepare(t, home)
+			var before []string
+			_ = filepath.Walk(home, func(p string, _ os.FileInfo, _ error) error { before = append(before, p); return nil })
+			e := skill(t, home, filepath.Join(home, "codex-home"), "install").failure(t)
+			if e.Code != "FAILED_PRECONDITION" || !strings.Contains(e.Message, "refusing skill folder") {
+				t.Errorf("install: %+v", e)
+			}
+			var after []string
+			_ = filepath.Walk(home, func(p string, _ os.FileInfo, _ error) error { after = append(after, p); return nil })
+			if !slices.Equal(before, after) {
+				t.Errorf("a refused install wrote something:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}
+
+// After skill install, a native Codex thread of the real App Server sees the skill: its
+// request to the model lists codexhost-delegation among the skills.
+func TestSkillInstalledIsReadByCodex(t *testing.T) {
+	h := startHost(t, hostConfig{})
+	tok := h.addClient("ci")
+	skill(t, h.cliHome, h.codexHome, "install").decode(t, &skillRoots{})
+	started := h.delegate(tok, "--harness", "codex", "--task", "hello skills")
+	h.waitCompleted(tok, started.Thread.ID)
+	var found bool
+	for _, r := range h.fake.Requests() {
+		if strings.Contains(r.UserText, "hello skills") && strings.Contains(string(r.Body), "codexhost-delegation") && strings.Contains(string(r.Body), "skills_instructions") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no request of the thread lists the codexhost-delegation skill (%d requests)", len(h.fake.Requests()))
+	}
+}

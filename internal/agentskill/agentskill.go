@@ -1,0 +1,244 @@
+// Package agentskill installs the codexhost-delegation skill into the folders coding agents
+// read skills from ($CODEX_HOME/skills, ~/.agents/skills, ~/.claude/skills), so that an agent
+// knows when and how to delegate through codexhost. It writes only folders the user owns
+// that no one else can write, never through a symlink, and never over a file the user changed.
+package agentskill
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/codexhost/codexhost/model"
+)
+
+// Name is the skill's name and folder.
+const Name = "codexhost-delegation"
+
+//go:embed skill.md
+var content []byte
+
+// Content is the SKILL.md this build installs.
+func Content() []byte { return content }
+
+// manifestFile records what was installed, so that a later run can tell our older copy from
+// a copy the user changed.
+const manifestFile = ".codexhost-skill.json"
+
+type manifest struct {
+	V      int    `json:"v"`
+	SHA256 string `json:"sha256"`
+}
+
+// States of an installed skill.
+const (
+	StateAbsent   = "absent"   // not installed
+	StateCurrent  = "current"  // this build's skill
+	StateOutdated = "outdated" // ours, from another build: install updates it
+	StateChanged  = "changed"  // the user changed it (or it is not ours): left alone
+)
+
+// RootStatus is the skill's state in one root.
+type RootStatus struct {
+	Root   string `json:"root"`
+	Path   string `json:"path"`
+	State  string `json:"state"`
+	Action string `json:"action,omitempty"` // what install or uninstall did: installed, updated, conflict, removed, none
+	Moved  string `json:"movedTo,omitempty"`
+}
+
+// Roots are the skill folders of a user: home is $HOME, codexHome $CODEX_HOME (default
+// ~/.codex).
+func Roots(home, codexHome string) []string {
+	if codexHome == "" {
+		codexHome = filepath.Join(home, ".codex")
+	}
+	return []string{filepath.Join(codexHome, "skills"), filepath.Join(home, ".agents", "skills"), filepath.Join(home, ".claude", "skills")}
+}
+
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// Status reports the skill's state in each root without changing anything.
+func Status(roots []string) ([]RootStatus, error) {
+	out := make([]RootStatus, 0, len(roots))
+	for _, root := range roots {
+		st, err := stateOf(root)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func stateOf(root string) (RootStatus, error) {
+	dir := filepath.Join(root, Name)
+	st := RootStatus{Root: root, Path: filepath.Join(dir, "SKILL.md"), State: StateAbsent}
+	have, err := os.ReadFile(st.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	} else if err != nil {
+		return st, model.Errorf(model.CodeFailedPrecondition, "check the file's permissions", "read %s: %v", st.Path, err)
+	}
+	var m manifest
+	b, _ := os.ReadFile(filepath.Join(dir, manifestFile))
+	ours := json.Unmarshal(b, &m) == nil && m.SHA256 == digest(have)
+	switch {
+	case digest(have) == digest(content):
+		st.State = StateCurrent
+	case ours:
+		st.State = StateOutdated
+	default:
+		st.State = StateChanged
+	}
+	return st, nil
+}
+
+// CheckRoot refuses a root when the skill's folder, the root or the folder holding the root
+// ($CODEX_HOME, ~/.agents, ~/.claude) is a symlink, is not a folder, is not owned by the
+// user, or may be written by group or others. Missing ones are created 0700 later.
+func CheckRoot(root string) error {
+	for _, p := range []string{filepath.Join(root, Name), root, filepath.Dir(root)} {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return refuse(p, err.Error())
+		}
+		switch sys, _ := fi.Sys().(*syscall.Stat_t); {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return refuse(p, "it is a symlink")
+		case !fi.IsDir():
+			return refuse(p, "it is not a folder")
+		case sys != nil && int(sys.Uid) != os.Getuid():
+			return refuse(p, "it is owned by another user")
+		case fi.Mode().Perm()&0o022 != 0:
+			return refuse(p, fmt.Sprintf("group or others may write it (mode %04o)", fi.Mode().Perm()))
+		}
+	}
+	return nil
+}
+
+func refuse(path, why string) error {
+	return model.Errorf(model.CodeFailedPrecondition, "fix the folder (chmod go-w, or replace the symlink with a folder you own) and run it again; nothing was written",
+		"refusing skill folder %s: %s", path, why).WithDetail("path", path)
+}
+
+// Install writes the skill into every root: new or ours-but-older copies are (re)written,
+// a copy the user changed is reported as a conflict and left alone. Every root is checked
+// before anything is written, so a refused root means nothing was written anywhere.
+func Install(roots []string) ([]RootStatus, error) {
+	for _, root := range roots {
+		if err := CheckRoot(root); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]RootStatus, 0, len(roots))
+	for _, root := range roots {
+		st, err := stateOf(root)
+		if err != nil {
+			return nil, err
+		}
+		switch st.State {
+		case StateCurrent:
+			st.Action = "none"
+		case StateChanged:
+			st.Action = "conflict"
+		default:
+			st.Action = map[string]string{StateAbsent: "installed", StateOutdated: "updated"}[st.State]
+			if err := write(filepath.Join(root, Name)); err != nil {
+				return out, err
+			}
+			st.State = StateCurrent
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func write(dir string) error {
+	// Each missing folder is created 0700; existing ones were checked by CheckRoot.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return model.Errorf(model.CodeFailedPrecondition, "check the folder's permissions", "create %s: %v", dir, err)
+	}
+	m, _ := json.Marshal(manifest{V: 1, SHA256: digest(content)})
+	// The manifest first: a crash between the two leaves a SKILL.md that reads as ours-older
+	// or current, never a user's change overwritten later.
+	if err := atomicWrite(filepath.Join(dir, manifestFile), m); err != nil {
+		return err
+	}
+	return atomicWrite(filepath.Join(dir, "SKILL.md"), content)
+}
+
+// atomicWrite replaces path with b through a synced 0600 temporary file in its folder.
+func atomicWrite(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(b); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return model.Errorf(model.CodeFailedPrecondition, "check the folder's permissions and free space", "write %s: %v", path, err)
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Uninstall moves our copy aside (out of the skill's folder, so no agent reads it) in every
+// root; a copy the user changed is a conflict and stays.
+func Uninstall(roots []string, now time.Time) ([]RootStatus, error) {
+	for _, root := range roots {
+		if err := CheckRoot(root); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]RootStatus, 0, len(roots))
+	for _, root := range roots {
+		st, err := stateOf(root)
+		if err != nil {
+			return nil, err
+		}
+		switch st.State {
+		case StateAbsent:
+			st.Action = "none"
+		case StateChanged:
+			st.Action = "conflict"
+		default:
+			dir := filepath.Join(root, Name)
+			aside := filepath.Join(root, fmt.Sprintf(".%s.removed-%s", Name, now.UTC().Format("20060102T150405.000000000")))
+			if err := os.Rename(dir, aside); err != nil {
+				return out, model.Errorf(model.CodeFailedPrecondition, "check the folder's permissions", "move %s aside: %v", dir, err)
+			}
+			// A folder scan that looks into hidden folders must not find a skill there either.
+			if err := os.Rename(filepath.Join(aside, "SKILL.md"), filepath.Join(aside, "SKILL.md.removed")); err != nil {
+				return out, model.Errorf(model.CodeFailedPrecondition, "check the folder's permissions", "move %s aside: %v", dir, err)
+			}
+			st.State, st.Action, st.Moved = StateAbsent, "removed", aside
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}

@@ -1,0 +1,99 @@
+package api
+
+import (
+	"encoding/json"
+
+	"github.com/codexhost/codexhost/model"
+)
+
+// The public CodexHost output shapes that sit beside codexhost's own fields, and the JSON
+// rules they need: a read always has a result (pending until a turn finished), and the last
+// page of a list or of messages has nextCursor null rather than no key.
+
+// NextCommands are ready-to-run commands to follow a thread, spelled with the path of the
+// CLI that printed them (the CLI fills them in: the runtime does not know that path).
+type NextCommands struct {
+	Read string `json:"read" doc:"prints the thread's current state and result"`
+	Wait string `json:"wait" doc:"blocks until the thread stops (or 30 s), then prints the same"`
+}
+
+// TurnRef names a turn and its public status.
+type TurnRef struct {
+	TurnID string `json:"turnId" doc:"the turn's id"`
+	Status string `json:"status" doc:"running, completed, failed or interrupted"`
+}
+
+// Public watch states of thread watches.
+const (
+	WatchStateWatching        = "watching"
+	WatchStatePendingDelivery = "pendingDelivery"
+	WatchStateUndeliverable   = "undeliverable"
+)
+
+// WatchEntry is one watch in the public shape of thread watches.
+type WatchEntry struct {
+	ThreadID       string `json:"threadId" doc:"the watched thread"`
+	NotifyThreadID string `json:"notifyThreadId" doc:"who is notified: a thread id, or client:NAME"`
+	State          string `json:"state" doc:"watching, pendingDelivery or undeliverable"`
+	Outcome        string `json:"outcome,omitempty" doc:"completed, failed, interrupted, timedOut, unreadable or notFound, once known"`
+	TurnID         string `json:"turnId,omitempty" doc:"the turn whose end is the outcome, when known"`
+	Reason         string `json:"reason,omitempty" doc:"why the watch is undeliverable"`
+	RegisteredAt   string `json:"registeredAt" doc:"when it was registered (RFC 3339)"`
+}
+
+// PublicWatch projects a watch record to its public entry.
+func PublicWatch(w model.Watch) WatchEntry {
+	state := WatchStatePendingDelivery
+	switch w.State {
+	case model.WatchWatching:
+		state = WatchStateWatching
+	case model.WatchUndeliverable:
+		state = WatchStateUndeliverable
+	}
+	return WatchEntry{ThreadID: string(w.Thread), NotifyThreadID: w.Notify, State: state, Outcome: w.Result,
+		TurnID: w.SourceTurn, Reason: w.Reason, RegisteredAt: w.RegisteredAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
+}
+
+// NewNext builds the follow-up commands of a thread for the CLI at cliPath.
+func NewNext(cliPath, thread string) *NextCommands {
+	return &NextCommands{Read: cliPath + " thread read " + thread, Wait: cliPath + " thread wait " + thread}
+}
+
+// threadReadJSON has ThreadReadResult's fields without its methods.
+type threadReadJSON ThreadReadResult
+
+// MarshalJSON writes result as {"availability":"pending"} while no turn has finished, and
+// the messages view's nextCursor as null on its last page.
+func (r ThreadReadResult) MarshalJSON() ([]byte, error) {
+	w := threadReadJSON(r)
+	if w.Result == nil {
+		w.Result = &model.Result{Availability: model.ResultPending}
+	}
+	if r.Messages == nil {
+		return json.Marshal(w)
+	}
+	return json.Marshal(struct {
+		threadReadJSON
+		NextCursor *string `json:"nextCursor"`
+	}{w, nullable(r.NextCursor)})
+}
+
+// UnmarshalJSON reads a pending result with nothing else in it back as no result.
+func (r *ThreadReadResult) UnmarshalJSON(b []byte) error {
+	var w threadReadJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if w.Result != nil && *w.Result == (model.Result{Availability: model.ResultPending}) {
+		w.Result = nil
+	}
+	*r = ThreadReadResult(w)
+	return nil
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
