@@ -401,3 +401,38 @@ func TestS002_10_RepeatedRefusedBlocksDoNotLoop(t *testing.T) {
 		t.Fatalf("the author runs on: %+v", turns.Thread)
 	}
 }
+
+// Scenario: S002-02 — a goal thread (a task with acceptance criteria or test commands) does
+// not parse blocks: its completed turn's task-create runs nothing and no report comes, while
+// an ordinary author's same block runs. codexhost has no coordinator threads.
+func TestS002_02_GoalThreadsRunNoBlocks(t *testing.T) {
+	m := newMarkerEnv(t, nil)
+	goalDir, plainDir := t.TempDir(), t.TempDir()
+	block := fence("task-create", `{"prompt":"must not run","harness":"shell"}`)
+	goal := m.author(goalDir, "")
+	waitStopped(t, m.c, goal)
+	rec, err := m.Store().Thread(model.ThreadID(goal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Goal = true
+	if err := m.Store().PutThread(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(goalDir, "blocks.md"), []byte(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	call[api.ThreadSendResult](t, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: goal, Message: "go"})
+	waitStopped(t, m.c, goal)
+	// The same block from an ordinary author runs and is reported: the goal one had its chance.
+	plain := m.author(plainDir, block)
+	if r := m.report(plain); !strings.Contains(r, "accepted") {
+		t.Fatalf("ordinary author's report:\n%s", r)
+	}
+	if got := m.reports(goal); len(got) != 0 {
+		t.Fatalf("a goal thread got a report: %q", got)
+	}
+	if audit := m.markers(goal).Audit; len(audit) != 0 {
+		t.Fatalf("a goal thread's blocks were audited: %+v", audit)
+	}
+}
