@@ -182,6 +182,7 @@ func (s *Service) startChild(ctx context.Context, d delegation, now time.Time) (
 type Child struct {
 	Harness    string // a registered harness
 	Cwd, Model string
+	Effort     string // the reasoning effort (harness.Efforts); "" for the harness's default
 	Task       string // the first turn's text
 	// Parent is the delegating thread, on ParentHarness; "" when Client delegates.
 	Parent        model.ThreadID
@@ -220,7 +221,7 @@ func (s *Service) StartChild(ctx context.Context, c Child) (model.ThreadID, stri
 	if !ok {
 		return "", "", model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(s.deps.Harnesses.Names(), ", "), "harness %q is not registered", c.Harness)
 	}
-	child, err := hs.Start(ctx, harness.StartRequest{Cwd: c.Cwd, Model: c.Model})
+	child, err := hs.Start(ctx, harness.StartRequest{Cwd: c.Cwd, Model: c.Model, Effort: c.Effort})
 	if err != nil {
 		return "", "", &ChildError{Err: err}
 	}
