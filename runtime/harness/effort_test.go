@@ -124,4 +124,3 @@ func (e *nativeEnv) requestEffort(t *testing.T, text string) string {
 	t.Fatalf("no model request for %q", text)
 	return ""
 }
-
