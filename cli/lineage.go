@@ -77,6 +77,9 @@ func printLineage(w io.Writer, res api.ThreadLineageResult) {
 				line += "  refs: " + strings.Join(n.Thread.Refs, ", ")
 			}
 		}
+		if n.Marker != nil {
+			line += fmt.Sprintf("  ◆ marker gen %d", n.Marker.Generation)
+		}
 		if id == res.Focus {
 			line += "  ◀"
 		}

@@ -286,7 +286,7 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 	if o, err := t.h.store.Origin(parent); err == nil {
 		refs = o.Refs
 	}
-	child, _, err := t.h.threads.StartChild(ctx, threads.Child{Harness: name, Cwd: cwd, Model: c.Model, Task: c.Prompt,
+	child, _, err := t.h.threads.StartChild(ctx, threads.Child{Harness: name, Cwd: cwd, Model: c.Model, Effort: c.Effort, Task: c.Prompt,
 		Parent: parent, ParentHarness: author.Harness, Refs: refs})
 	var failed *threads.ChildError
 	switch {

@@ -38,6 +38,8 @@ type LineageNode struct {
 	Parent   string
 	Children []string
 	Err      string // the thread could not be read; Thread holds only its id
+	// MarkerGen is the marker generation of a thread a task-create block created; 0 otherwise.
+	MarkerGen int
 }
 
 // Options configure the app.

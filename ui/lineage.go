@@ -358,6 +358,9 @@ func (l *lineagePane) renderNode(i int) string {
 			text.WriteString("s")
 		}
 	}
+	if n.MarkerGen > 0 {
+		text.WriteString(fmt.Sprintf(" · ◆ marker gen %d", n.MarkerGen))
+	}
 	if n.Err != "" {
 		text.WriteString(" · unreadable")
 	}
@@ -390,6 +393,9 @@ func (l *lineagePane) footer() string {
 	}
 	var parts []string
 	parts = append(parts, statusWords(n.Thread.Status, n.Thread.WaitingOnApproval))
+	if n.MarkerGen > 0 {
+		parts = append(parts, fmt.Sprintf("created by a marker block, generation %d", n.MarkerGen))
+	}
 	if len(n.Thread.Refs) == 0 {
 		parts = append(parts, "no refs")
 	} else {
@@ -412,6 +418,9 @@ func lineageOf(res api.ThreadLineageResult) Lineage {
 		ln := LineageNode{Thread: n.Thread, Parent: n.Parent, Children: n.Children}
 		if n.Error != nil {
 			ln.Err = n.Error.Message
+		}
+		if n.Marker != nil {
+			ln.MarkerGen = max(n.Marker.Generation, 1) // a marked node is at least generation 1
 		}
 		out.Nodes = append(out.Nodes, ln)
 	}

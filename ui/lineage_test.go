@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -84,4 +85,42 @@ func TestLineageGrowsWhenADelegationStarts(t *testing.T) {
 	if m := len(callsTo[map[string]string](rt, api.MethodThreadLineage)); m != n+1 {
 		t.Fatalf("a delegation from a thread in the tree did not reload it (%d -> %d)", n, m)
 	}
+}
+
+// Scenario: S002-09 — the lineage pane marks the threads task-create blocks created, with
+// their generation; a delegated thread carries no mark.
+func TestLineagePaneMarksMarkerCreatedThreadsWithTheirGeneration(t *testing.T) {
+	const gen1, gen2 = "11111111-2222-4333-8444-777777777777", "11111111-2222-4333-8444-888888888888"
+	rt := newFake()
+	fleetFixture(rt)
+	rt.on(api.MethodThreadLineage, func(json.RawMessage) (any, error) {
+		info := func(id, title string) model.ThreadInfo {
+			return model.ThreadInfo{ID: id, Harness: "shell", Status: model.ThreadIdle, Title: title}
+		}
+		return api.ThreadLineageResult{Focus: idShell, Root: idShell, Nodes: []api.LineageNode{
+			{Thread: info(idShell, "author"), Children: []string{idChild, gen1}},
+			{Thread: info(idChild, "delegated"), Parent: idShell, Children: []string{}},
+			{Thread: info(gen1, "first"), Parent: idShell, Children: []string{gen2}, Marker: &api.LineageMarker{Generation: 1, Turn: "t-1"}},
+			{Thread: info(gen2, "second"), Parent: gen1, Children: []string{}, Marker: &api.LineageMarker{Generation: 2, Turn: "t-2"}},
+		}}, nil
+	})
+	a := newTestApp(t, rt, 200, 34)
+	a.press(a.km.List.Bottom)
+	a.press(a.km.Global.Lineage)
+	lines := strings.Split(a.lineage.View(), "\n")
+	row := func(title string) string {
+		for _, l := range lines {
+			if strings.Contains(l, title) {
+				return l
+			}
+		}
+		t.Fatalf("no row %q in:\n%s", title, strings.Join(lines, "\n"))
+		return ""
+	}
+	mustNotContain(t, row("author"), "marker")
+	mustNotContain(t, row("delegated"), "marker")
+	mustContain(t, row("first"), "◆ marker gen 1")
+	mustContain(t, row("second"), "◆ marker gen 2")
+	a.press(a.km.List.Bottom)
+	mustContain(t, a.lineage.footer(), "created by a marker block, generation 2")
 }

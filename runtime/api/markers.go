@@ -19,3 +19,10 @@ type ThreadMarkersResult struct {
 	Running []model.MarkerRun   `json:"running"`
 	Created *model.MarkerChild  `json:"createdBy,omitempty"`
 }
+
+// LineageMarker marks a lineage node a task-create block created: the author's turn, and
+// its marker generation (1 for a thread a non-marker thread created; delegations do not count).
+type LineageMarker struct {
+	Generation int    `json:"generation"`
+	Turn       string `json:"turn,omitempty"`
+}

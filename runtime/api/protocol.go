@@ -489,6 +489,7 @@ type LineageNode struct {
 	Parent   string           `json:"parent,omitempty"`
 	Children []string         `json:"children"`
 	Error    *model.Error     `json:"error,omitempty"`
+	Marker   *LineageMarker   `json:"marker,omitempty"` // set when a marker block created it
 }
 
 // ThreadLineageResult is the tree around Focus: Nodes root first, every parent before its

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -198,6 +199,9 @@ func (x *External) Start(ctx context.Context, req StartRequest) (model.ThreadID,
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return "", model.Errorf(model.CodeInvalidArgument, "give an existing directory as cwd", "cwd %s is not a directory", cwd)
 	}
+	if err := checkEffort(req.Effort); err != nil {
+		return "", err
+	}
 	x.mu.Lock()
 	closed := x.closed
 	x.mu.Unlock()
@@ -210,7 +214,7 @@ func (x *External) Start(ctx context.Context, req StartRequest) (model.ThreadID,
 	}
 	id := model.ThreadID(sid)
 	st, err := transcriptCreate(x.opts.TranscriptDir, transcriptEntry{V: transcriptVersion, Type: transcriptThread,
-		ID: sid, Harness: x.cfg.Name, Cwd: cwd, Model: req.Model, At: x.now()})
+		ID: sid, Harness: x.cfg.Name, Cwd: cwd, Model: req.Model, Effort: cmp.Or(req.Effort, req.Thinking), At: x.now()})
 	if err != nil {
 		return "", err
 	}
@@ -312,7 +316,7 @@ func (x *External) send(ctx context.Context, id model.ThreadID, text string) (st
 	th.run = run
 	x.runs.Add(1)
 	pending := th.st.pendingEnds()
-	size, cwd := th.st.size, th.st.Cwd
+	size, cwd, effort := th.st.size, th.st.Cwd, th.st.Effort
 	x.mu.Unlock()
 
 	launched := false
@@ -340,7 +344,7 @@ func (x *External) send(ctx context.Context, id model.ThreadID, text string) (st
 		x.mu.Unlock()
 	}
 
-	p, err := x.startProcess(id, cwd)
+	p, err := x.startProcess(id, cwd, effort)
 	if err != nil {
 		return "", model.Errorf(model.CodeFailedPrecondition,
 			fmt.Sprintf("check command and cwd of [harnesses.%s] in config.toml and the thread's cwd", x.cfg.Name),
@@ -382,10 +386,14 @@ type extProc struct {
 // startProcess starts the command in a process group of its own, so that a stop reaches
 // everything it spawned. Pipes are plain files: exec then starts no copying goroutines and
 // Wait returns when the process exits, even if something it left behind holds a pipe open.
-func (x *External) startProcess(id model.ThreadID, cwd string) (*extProc, error) {
+func (x *External) startProcess(id model.ThreadID, cwd, effort string) (*extProc, error) {
 	cmd := exec.Command(x.cfg.Command[0], x.cfg.Command[1:]...)
 	cmd.Dir = cwd
 	cmd.Env = ThreadEnv(x.opts.BaseEnv, x.opts.Conn, id, x.cfg.Env)
+	if effort != "" {
+		// ThreadEnv has no CODEXHOST_EFFORT (it is reserved), so appending cannot duplicate it.
+		cmd.Env = append(cmd.Env, EnvEffort+"="+effort)
+	}
 	cmd.SysProcAttr = extSysProcAttr()
 	superviseTurn(cmd) // the turn's whole process group ends with the runtime
 

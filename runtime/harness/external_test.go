@@ -673,3 +673,17 @@ func TestExternalTurnRunningAtACrashReadsInterrupted(t *testing.T) {
 		t.Fatalf("transcript after the next turn: unended %v turns %+v", st.unended, st.Turns)
 	}
 }
+
+// A thinking option given at delegation reaches an external harness as CODEXHOST_EFFORT on
+// every turn, as a marker block's effort does.
+func TestExternalThinkingReachesTheCommandAsEffort(t *testing.T) {
+	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh(`cat >/dev/null; env`)})
+	id, err := x.Start(context.Background(), StartRequest{Cwd: t.TempDir(), Thinking: "high"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	extTestSend(t, x, id, "env")
+	if snap := extTestIdle(t, x, id); snap.Result == nil || effortOf(snap.Result.Text) != "high" {
+		t.Fatalf("the turn's environment: %+v", snap.Result)
+	}
+}

@@ -5,6 +5,8 @@ package harness
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/codexhost/codexhost/model"
@@ -14,9 +16,25 @@ import (
 type StartRequest struct {
 	Cwd   string
 	Model string
-	// Thinking is the reasoning effort of the thread's turns (native: Codex's
-	// model_reasoning_effort); "" keeps the model's default.
+	// Thinking is a thinking option of the harness (harness inspect; checked by the caller):
+	// native threads get it as Codex's model_reasoning_effort, external ones as
+	// CODEXHOST_EFFORT when no Effort is given.
 	Thinking string
+	// Effort is the thread's reasoning effort, one of Efforts; "" keeps the harness's default.
+	// It stays with the thread: native threads hold it in Codex's config, external ones in
+	// their transcript, and every turn of an external thread gets it as CODEXHOST_EFFORT.
+	Effort string
+}
+
+// Efforts are the reasoning efforts a thread may be started with.
+var Efforts = []string{"low", "medium", "high", "xhigh", "max"}
+
+// checkEffort refuses an effort outside Efforts.
+func checkEffort(effort string) error {
+	if effort == "" || slices.Contains(Efforts, effort) {
+		return nil
+	}
+	return model.Errorf(model.CodeInvalidArgument, "use one of: "+strings.Join(Efforts, ", "), "unknown reasoning effort %q", effort)
 }
 
 // ReadRequest selects what Read returns. Messages are paged newest page first; within a page
@@ -83,6 +101,7 @@ const (
 	EnvEndpoint = "CODEXHOST_RUNTIME_ENDPOINT"
 	EnvToken    = "CODEXHOST_RUNTIME_TOKEN"
 	EnvThreadID = "CODEXHOST_THREAD_ID"
+	EnvEffort   = "CODEXHOST_EFFORT"
 )
 
 // Vars renders the connection parameters as KEY=VALUE entries.

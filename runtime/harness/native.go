@@ -441,17 +441,25 @@ func (n *Native) tracked(c *appserver.Client, id model.ThreadID) (nativeThread, 
 // Start creates a thread. It has no turn yet, so the App Server keeps it only in memory until
 // the first Send.
 func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, error) {
+	if err := checkEffort(req.Effort); err != nil {
+		return "", err
+	}
 	c, err := n.Client(ctx)
 	if err != nil {
 		return "", err
 	}
-	res, err := c.ThreadStart(ctx, appserver.ThreadStartParams{
+	params := appserver.ThreadStartParams{
 		Cwd:            req.Cwd,
 		Model:          req.Model,
 		ApprovalPolicy: n.opts.Approval,
 		Sandbox:        n.opts.Sandbox,
 		Config:         thinkingConfig(req.Thinking),
-	})
+	}
+	if e := CodexEffort(req.Effort); e != "" && req.Thinking == "" {
+		// Codex keeps the override in the thread's rollout: a resumed thread keeps its effort.
+		params.Config = map[string]any{"model_reasoning_effort": e}
+	}
+	res, err := c.ThreadStart(ctx, params)
 	if err != nil {
 		var rpc *appserver.RPCError
 		if errors.As(err, &rpc) {
@@ -467,6 +475,17 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 	}
 	n.mu.Unlock()
 	return id, nil
+}
+
+// CodexEffort maps a thread's effort to Codex's model_reasoning_effort, whose values are
+// minimal, low, medium, high and xhigh. Codex passes an unknown value on to the model
+// unchanged, so "max" becomes xhigh, the highest Codex knows, rather than a value the model
+// would refuse.
+func CodexEffort(effort string) string {
+	if effort == "max" {
+		return "xhigh"
+	}
+	return effort
 }
 
 const nativeBusyHint = "wait for the running turn to finish (`codexhost thread wait`) or cancel it (`codexhost thread cancel`), then send again"

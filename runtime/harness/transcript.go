@@ -54,6 +54,7 @@ type transcriptEntry struct {
 	Harness string `json:"harness,omitempty"`
 	Cwd     string `json:"cwd,omitempty"`
 	Model   string `json:"model,omitempty"`
+	Effort  string `json:"effort,omitempty"`
 
 	// turnStarted, message, turnEnded
 	TurnID string `json:"turnId,omitempty"`
@@ -80,6 +81,7 @@ type transcriptState struct {
 	Harness   string
 	Cwd       string
 	Model     string
+	Effort    string // the reasoning effort every turn gets as CODEXHOST_EFFORT
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	Turns     []transcriptTurn
@@ -238,7 +240,7 @@ func (s *transcriptState) apply(e transcriptEntry) {
 		if s.ID != "" {
 			return
 		}
-		s.ID, s.Harness, s.Cwd, s.Model, s.CreatedAt = model.ThreadID(e.ID), e.Harness, e.Cwd, e.Model, e.At
+		s.ID, s.Harness, s.Cwd, s.Model, s.Effort, s.CreatedAt = model.ThreadID(e.ID), e.Harness, e.Cwd, e.Model, e.Effort, e.At
 	case transcriptTurnStarted:
 		if _, dup := s.turnIndex[e.TurnID]; dup || e.TurnID == "" {
 			return

@@ -64,11 +64,11 @@ type Engine struct {
 	slots chan struct{}
 
 	mu      sync.Mutex
-	runs    map[string]*liveRun          // by run id
-	changed chan struct{}                // closed and replaced on every thread event
-	names   map[string]map[int]string    // run id → seq → task-create name (report only)
-	results map[string]map[string]string // run id → thread → result tail read before a restart-free report
-	refused map[model.ThreadID]int       // author → runs in a row with no block accepted
+	runs    map[string]*liveRun                     // by run id
+	waiters map[model.ThreadID]map[*waiter]struct{} // the reads waiting on each thread's events
+	names   map[string]map[int]string               // run id → seq → task-create name (report only)
+	results map[string]map[string]string            // run id → thread → result tail read before a restart-free report
+	refused map[model.ThreadID]int                  // author → runs in a row with no block accepted
 	wg      sync.WaitGroup
 	closed  bool
 }
@@ -94,25 +94,20 @@ func New(opts Options) *Engine {
 		opts.Quota = func() int { return 16 }
 	}
 	return &Engine{opts: opts, slots: make(chan struct{}, opts.Workers), runs: map[string]*liveRun{},
-		changed: make(chan struct{}), names: map[string]map[int]string{}, results: map[string]map[string]string{}}
+		waiters: map[model.ThreadID]map[*waiter]struct{}{}, names: map[string]map[int]string{}, results: map[string]map[string]string{}}
 }
 
-// OnEvent wakes the polls and waits: a thread changed. An interrupted turn of an author
-// abandons its runs.
+// OnEvent wakes the polls and waits of the thread: it changed. An interrupted turn of an
+// author abandons its runs.
 func (e *Engine) OnEvent(thread model.ThreadID, turnStatus string) {
 	if turnStatus == model.TurnInterrupted {
 		e.AuthorCancelled(thread)
 	}
 	e.mu.Lock()
-	close(e.changed)
-	e.changed = make(chan struct{})
+	for w := range e.waiters[thread] {
+		w.poke()
+	}
 	e.mu.Unlock()
-}
-
-func (e *Engine) changes() <-chan struct{} {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.changed
 }
 
 // AuthorCancelled abandons what has not run of the author's runs: no report is sent.

@@ -120,9 +120,15 @@ func (e *Engine) read(ctx context.Context, author Facts, p model.MarkerPending) 
 		}
 		open[i] = true
 	}
+	var ids []string
+	for i := range open {
+		ids = append(ids, p.Targets[i])
+	}
+	w := e.listen(ids)
+	defer e.forget(w)
 	for len(open) > 0 {
-		wake := e.changes()
 		e.readRound(ctx, p, views, open)
+		e.forgetSettled(w, p.Targets, open)
 		if len(open) == 0 || ctx.Err() != nil {
 			break
 		}
@@ -136,13 +142,30 @@ func (e *Engine) read(ctx context.Context, author Facts, p model.MarkerPending) 
 		timer := time.NewTimer(min(left, p.Interval))
 		select {
 		case <-ctx.Done():
-		case <-wake:
+		case <-w.wake:
 		case <-timer.C:
 		}
 		timer.Stop()
 	}
 	o.Views = views
 	return o
+}
+
+// forgetSettled stops listening to the targets no longer open.
+func (e *Engine) forgetSettled(w *waiter, targets []string, open map[int]bool) {
+	var settled []model.ThreadID
+	for _, id := range w.threads {
+		still := false
+		for i := range open {
+			still = still || targets[i] == string(id)
+		}
+		if !still {
+			settled = append(settled, id)
+		}
+	}
+	if len(settled) > 0 {
+		e.forget(w, settled...)
+	}
 }
 
 // readRound reads every open target concurrently and closes the terminal ones.

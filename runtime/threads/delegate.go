@@ -194,6 +194,7 @@ type Child struct {
 	Harness    string // a registered harness
 	Cwd, Model string
 	Thinking   string // a thinking option of the harness (checked by the caller)
+	Effort     string // the reasoning effort (harness.Efforts); "" for the harness's default
 	Task       string // the first turn's text
 	// Parent is the delegating thread, on ParentHarness; "" when Client delegates.
 	Parent        model.ThreadID
@@ -248,7 +249,7 @@ func (s *Service) startChildTurn(ctx context.Context, c Child) (startedChild, er
 	if !ok {
 		return startedChild{}, model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(s.deps.Harnesses.Names(), ", "), "harness %q is not registered", c.Harness)
 	}
-	child, err := hs.Start(ctx, harness.StartRequest{Cwd: c.Cwd, Model: c.Model, Thinking: c.Thinking})
+	child, err := hs.Start(ctx, harness.StartRequest{Cwd: c.Cwd, Model: c.Model, Thinking: c.Thinking, Effort: c.Effort})
 	if err != nil {
 		return startedChild{}, &ChildError{Err: err}
 	}

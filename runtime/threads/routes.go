@@ -5,7 +5,6 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/lineage"
 	"github.com/codexhost/codexhost/runtime/route"
 )
 
@@ -51,7 +50,7 @@ func (s *Service) Routes() []route.Route {
 			}}.Route(),
 		route.Spec[api.ThreadLineageParams]{Method: api.MethodThreadLineage, Policy: route.Everyone,
 			Call: func(ctx context.Context, env route.Env, p api.ThreadLineageParams) (any, error) {
-				return lineage.Walk(ctx, lineageSource{s: s, caller: env.Caller, visible: s.listVisible(env)}, p.Thread, p.MaxNodes)
+				return s.Lineage(ctx, env, p)
 			}}.Route(),
 		route.Spec[struct{}]{Method: api.MethodThreadWatches, Policy: route.Everyone,
 			Call: func(context.Context, route.Env, struct{}) (any, error) { return s.Watches(), nil }}.Route(),
