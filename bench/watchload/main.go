@@ -20,14 +20,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/codexhost/codexhost/bench/procstat"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
@@ -533,7 +532,7 @@ func (b *bench) restart(ctx context.Context, want int) error {
 // use in 10 s slices, where periodic work (reconciliation reads, badger's compactions) shows.
 func (b *bench) cpuOver(d time.Duration) (float64, error) {
 	pid := b.serve.Process.Pid
-	first, err := cpuTicks(pid)
+	first, err := procstat.CPUTicks(pid)
 	if err != nil {
 		return 0, err
 	}
@@ -544,67 +543,22 @@ func (b *bench) cpuOver(d time.Duration) (float64, error) {
 		step := min(10*time.Second, d-elapsed)
 		time.Sleep(step)
 		elapsed += step
-		ticks, err := cpuTicks(pid)
+		ticks, err := procstat.CPUTicks(pid)
 		if err != nil {
 			return 0, err
 		}
 		now := time.Now()
-		slices = append(slices, fmt.Sprintf("%.2f%%", float64(ticks-prev)/clockTicks()/now.Sub(prevAt).Seconds()*100))
+		slices = append(slices, fmt.Sprintf("%.2f%%", float64(ticks-prev)/procstat.ClockTicks()/now.Sub(prevAt).Seconds()*100))
 		prev, prevAt = ticks, now
 	}
 	fmt.Printf("  idle cpu by 10 s slice: %s\n", strings.Join(slices, " "))
-	return float64(prev-first) / clockTicks() / prevAt.Sub(t0).Seconds() * 100, nil
+	return float64(prev-first) / procstat.ClockTicks() / prevAt.Sub(t0).Seconds() * 100, nil
 }
 
-// cpuTicks is utime+stime of a process, from /proc/PID/stat.
-func cpuTicks(pid int) (int64, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-	i := strings.LastIndexByte(string(raw), ')')
-	f := strings.Fields(string(raw[i+1:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("short /proc/%d/stat", pid)
-	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	s, err2 := strconv.ParseInt(f[12], 10, 64)
-	return u + s, errors.Join(err1, err2)
-}
 
-// clockTicks is the unit of /proc/PID/stat times (USER_HZ).
-var clockTicks = sync.OnceValue(func() float64 {
-	out, err := exec.Command("getconf", "CLK_TCK").Output()
-	if err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil && n > 0 {
-			return float64(n)
-		}
-	}
-	return 100
-})
 
-// rss is VmRSS of serve.
-func (b *bench) rss() string {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", b.serve.Process.Pid))
-	if err != nil {
-		return err.Error()
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "?"
-}
 
-func dist(ds []time.Duration) string {
-	if len(ds) == 0 {
-		return "no samples"
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	q := func(p float64) time.Duration { return s[min(len(s)-1, int(p*float64(len(s))))] }
-	r := func(d time.Duration) time.Duration { return d.Round(100 * time.Microsecond) }
-	return fmt.Sprintf("p50 %v, p99 %v, max %v (n=%d)", r(q(0.50)), r(q(0.99)), r(s[len(s)-1]), len(s))
-}
+
+func (b *bench) rss() string { return procstat.RSS(b.serve.Process.Pid) }
+
+func dist(ds []time.Duration) string { return procstat.Dist(ds) }
