@@ -148,11 +148,7 @@ func (b *bench) cpuOver(d time.Duration) (float64, error) {
 	return float64(last-first) / procstat.ClockTicks() / time.Since(t0).Seconds() * 100, nil
 }
 
-
-
-
 func numCPU() int { return runtime.NumCPU() }
-
 
 func (b *bench) rss() string { return procstat.RSS(b.serve.Process.Pid) }
 

@@ -555,10 +555,6 @@ func (b *bench) cpuOver(d time.Duration) (float64, error) {
 	return float64(prev-first) / procstat.ClockTicks() / prevAt.Sub(t0).Seconds() * 100, nil
 }
 
-
-
-
-
 func (b *bench) rss() string { return procstat.RSS(b.serve.Process.Pid) }
 
 func dist(ds []time.Duration) string { return procstat.Dist(ds) }
