@@ -25,47 +25,64 @@ type wcCycle struct {
 	short     map[wcPair]bool // registered with a deadline shorter than the thread's run
 	confirmed map[wcPair]string
 	uncertain map[wcPair]bool // the runtime died during the call: the watch may or may not exist
-	// dueAtCrash is how many notifications were pending or being delivered when the cycle's
-	// last `thread watches` was answered, shortly before the crash.
-	dueAtCrash int
-	problems   []string
+	problems  []string
 }
 
 // cycleControl connects a cycle to the loop that kills the runtime under it.
 type cycleControl struct {
 	stopping atomic.Bool   // set just before the kill: the cycle starts no further call
 	steps    chan struct{} // one per answered call; dropped when full
+	stops    chan struct{} // one per gate the cycle opened; dropped when full
 	// via is the extra environment of one call: the endpoint it goes to (nil: the home's socket).
 	via func(*rand.Rand) []string
 }
 
-// crashMoment picks when a cycle's runtime dies: after a number of answered calls and then a
-// pause, so that the moment falls among registrations, stops and deliveries however slow the
-// machine is. Few calls mean a crash while the previous cycle's notifications are delivered.
-func crashMoment(rng *rand.Rand) (calls int, pause time.Duration) {
-	return rng.IntN(14), time.Duration(rng.IntN(250)) * time.Millisecond
+// crashMoment is when a cycle's runtime dies: after a number of answered calls, or in half
+// of the cycles as soon as a gate opens (its notifications are then due and being delivered),
+// and then a pause. Counting calls rather than time lets the loop register watches however
+// slow the machine is; few calls mean a crash while the previous cycle's notifications are
+// delivered.
+type crashMoment struct {
+	calls     int
+	afterStop bool
+	pause     time.Duration
+}
+
+func pickCrashMoment(rng *rand.Rand) crashMoment {
+	if rng.IntN(2) == 0 {
+		return crashMoment{calls: 14, afterStop: true, pause: time.Duration(rng.IntN(120)) * time.Millisecond}
+	}
+	return crashMoment{calls: rng.IntN(14), pause: time.Duration(rng.IntN(250)) * time.Millisecond}
 }
 
 // runCrashCycle runs one cycle against the home's runtime, calls kill at a random moment and
 // returns what the cycle did and the crash kill reported.
 func runCrashCycle(h *wcHome, rng *rand.Rand, recipients []string, seq *int, via func(*rand.Rand) []string, kill func() crashSpan) (wcCycle, crashSpan) {
-	ctl := &cycleControl{steps: make(chan struct{}, 64), via: via}
+	ctl := &cycleControl{steps: make(chan struct{}, 64), stops: make(chan struct{}, 8), via: via}
 	if ctl.via == nil {
 		ctl.via = func(*rand.Rand) []string { return nil }
 	}
 	done := make(chan wcCycle, 1)
 	cycleRng := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 	go func() { done <- wcRunCycle(h, cycleRng, recipients, seq, ctl) }()
-	calls, pause := crashMoment(rng)
-	for range calls {
+	m := pickCrashMoment(rng)
+	var stops <-chan struct{}
+	if m.afterStop {
+		stops = ctl.stops
+	}
+wait:
+	for n := 0; n < m.calls; {
 		select {
 		case <-ctl.steps:
+			n++
+		case <-stops:
+			break wait
 		case res := <-done: // the cycle failed on its own
 			ctl.stopping.Store(true)
 			return res, kill()
 		}
 	}
-	time.Sleep(pause)
+	time.Sleep(m.pause)
 	ctl.stopping.Store(true)
 	span := kill()
 	return <-done, span
@@ -98,16 +115,17 @@ func wcRunCycle(h *wcHome, rng *rand.Rand, recipients []string, seq *int, ctl *c
 			if err := os.WriteFile(filepath.Join(h.gates, th.ID), nil, 0o600); err != nil {
 				c.res.problems = append(c.res.problems, err.Error())
 			}
+			select {
+			case ctl.stops <- struct{}{}:
+			default:
+			}
 		}
 	}
 	// Idle until the crash; the stops above are being delivered meanwhile.
 	for {
-		r, ok := c.call("thread", "watches")
-		var w wcWatches
-		if !ok || !c.decode(r, &w) {
+		if _, ok := c.call("thread", "watches"); !ok {
 			return c.res
 		}
-		c.res.dueAtCrash = len(w.Pending)
 		time.Sleep(20 * time.Millisecond)
 	}
 }

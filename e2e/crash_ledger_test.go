@@ -58,9 +58,6 @@ type crashLedger struct {
 	confirmed map[wcPair]string // → the watch id the runtime answered
 	uncertain map[wcPair]bool
 	crashes   []crashSpan
-	// dueCrashes counts the crashes that came while notifications were pending or being
-	// delivered: those are where a crash can hit a delivery.
-	dueCrashes int
 }
 
 func newCrashLedger() *crashLedger {
@@ -73,9 +70,6 @@ func (l *crashLedger) add(t *testing.T, cycle int, res wcCycle, crash crashSpan)
 	t.Helper()
 	l.cycles++
 	l.crashes = append(l.crashes, crash)
-	if res.dueAtCrash > 0 {
-		l.dueCrashes++
-	}
 	for _, p := range res.problems {
 		t.Errorf("cycle %d: %s", cycle, p)
 	}
@@ -119,7 +113,7 @@ func (l *crashLedger) check(t *testing.T, h *wcHome, recipients []string) crashF
 	}
 	settled := h.settle(45 * time.Second) // a notification refused as busy before the last crash waits out BusyRetry (30 s)
 	d := readDeliveries(t, h, recipients)
-	final := l.finalStatuses(t, h)
+	final := l.finalTurns(t, h)
 	undeliverable := map[string]wcWatch{}
 	for _, w := range settled.Undeliverable {
 		undeliverable[w.ID] = w
@@ -127,9 +121,15 @@ func (l *crashLedger) check(t *testing.T, h *wcHome, recipients []string) crashF
 			t.Errorf("undeliverable watch without a reason: %+v", w)
 		}
 	}
-	f := crashFigures{cycles: l.cycles, dueCrashes: l.dueCrashes, threads: len(l.threads), registered: len(l.confirmed), cut: len(l.uncertain)}
+	f := crashFigures{cycles: l.cycles, threads: len(l.threads), registered: len(l.confirmed), cut: len(l.uncertain)}
+	first := map[wcPair]time.Time{} // a watch's first notification
 	for p, id := range l.confirmed {
 		ns := d.of(l, p, id)
+		for _, n := range ns {
+			if at, ok := first[p]; !ok || n.at.Before(at) {
+				first[p] = n.at
+			}
+		}
 		u, isUndeliverable := undeliverable[id]
 		switch {
 		case len(ns) > 0:
@@ -147,6 +147,7 @@ func (l *crashLedger) check(t *testing.T, h *wcHome, recipients []string) crashF
 		f.duplicates += l.checkCopies(t, p, d.of(l, p, ""), final)
 	}
 	l.checkUnasked(t, d)
+	f.dueCrashes = l.dueCrashes(final, first)
 	if f.duplicates > f.cycles {
 		t.Errorf("%d duplicate deliveries for %d crashes", f.duplicates, f.cycles)
 	}
@@ -157,30 +158,58 @@ func (l *crashLedger) check(t *testing.T, h *wcHome, recipients []string) crashF
 	return f
 }
 
-// finalStatuses is the status of each thread's one turn, by link.
-func (l *crashLedger) finalStatuses(t *testing.T, h *wcHome) map[string]string {
+// turnEnd is how a thread's one turn ended, and when.
+type turnEnd struct {
+	status string
+	at     time.Time
+}
+
+// finalTurns is how each thread's one turn ended, by link.
+func (l *crashLedger) finalTurns(t *testing.T, h *wcHome) map[string]turnEnd {
 	t.Helper()
-	final := map[string]string{}
+	final := map[string]turnEnd{}
 	for link, th := range l.threads {
 		var res struct{ Thread wcThread }
 		h.must(&res, "thread", "read", th.ID)
-		if res.Thread.LastTurn == nil {
+		turn := res.Thread.LastTurn
+		if turn == nil {
 			t.Errorf("thread %s has no turn", th.ID)
 			continue
 		}
-		final[link] = res.Thread.LastTurn.Status
+		end := turnEnd{status: turn.Status}
+		if turn.CompletedAt != nil {
+			end.at = *turn.CompletedAt
+		}
+		final[link] = end
 	}
 	return final
 }
 
+// dueCrashes counts the crashes that came while a notification was due: its thread had
+// stopped before the kill and the notification reached the recipient only after it. Those
+// crashes are the ones that can cut a delivery.
+func (l *crashLedger) dueCrashes(final map[string]turnEnd, first map[wcPair]time.Time) int {
+	n := 0
+	for _, c := range l.crashes {
+		for p, at := range first {
+			stop := final[wcThreadByID(l.threads, p.thread).Link].at
+			if !stop.IsZero() && stop.Before(c.killed) && at.After(c.killed) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
 // checkCopies checks the notifications of one pair and returns how many were duplicates.
-func (l *crashLedger) checkCopies(t *testing.T, p wcPair, ns []wcNotice, final map[string]string) int {
+func (l *crashLedger) checkCopies(t *testing.T, p wcPair, ns []wcNotice, final map[string]turnEnd) int {
 	t.Helper()
 	th := wcThreadByID(l.threads, p.thread)
 	slices.SortFunc(ns, func(a, b wcNotice) int { return a.at.Compare(b.at) })
 	for i, n := range ns {
-		if !wcResultFits(n, final[th.Link], l.short[p]) {
-			t.Errorf("watch %v reported %q (%s); the thread's turn ended %q", p, n.result, n.reason, final[th.Link])
+		if !wcResultFits(n, final[th.Link].status, l.short[p]) {
+			t.Errorf("watch %v reported %q (%s); the thread's turn ended %q", p, n.result, n.reason, final[th.Link].status)
 		}
 		if i == 0 {
 			continue

@@ -295,8 +295,9 @@ type (
 		Link     string `json:"link"`
 		Status   string `json:"status"`
 		LastTurn *struct {
-			ID     string `json:"id"`
-			Status string `json:"status"`
+			ID          string     `json:"id"`
+			Status      string     `json:"status"`
+			CompletedAt *time.Time `json:"completedAt"`
 		} `json:"lastTurn"`
 	}
 )
