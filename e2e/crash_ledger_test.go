@@ -19,6 +19,7 @@ const (
 
 // crashCycles is CODEXHOST_CRASH_CYCLES, or def.
 func crashCycles(t *testing.T, def int) int {
+	t.Helper()
 	v := os.Getenv(envCrashCycles)
 	if v == "" {
 		return def
@@ -32,6 +33,7 @@ func crashCycles(t *testing.T, def int) int {
 
 // crashSeed is CODEXHOST_CRASH_SEED, or a new seed; it is logged either way.
 func crashSeed(t *testing.T, cycles int) uint64 {
+	t.Helper()
 	seed := uint64(time.Now().UnixNano())
 	if v := os.Getenv(envCrashSeed); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
@@ -202,7 +204,8 @@ func (l *crashLedger) dueCrashes(final map[string]turnEnd, first map[wcPair]time
 	return n
 }
 
-// checkCopies checks the notifications of one pair and returns how many were duplicates.
+// checkCopies checks the notifications of one pair and returns how many were duplicates:
+// only a recipient thread's, whose notification turn and its record cannot be one write.
 func (l *crashLedger) checkCopies(t *testing.T, p wcPair, ns []wcNotice, final map[string]turnEnd) int {
 	t.Helper()
 	th := wcThreadByID(l.threads, p.thread)
@@ -213,6 +216,11 @@ func (l *crashLedger) checkCopies(t *testing.T, p wcPair, ns []wcNotice, final m
 		}
 		if i == 0 {
 			continue
+		}
+		if strings.HasPrefix(p.notify, "client:") {
+			// The event is appended in the same transaction that records the delivery.
+			t.Errorf("watch %v has %d client events: a crash cannot repeat one", p, len(ns))
+			break
 		}
 		prev := ns[i-1].at
 		if !slices.ContainsFunc(l.crashes, func(c crashSpan) bool { return c.gone.After(prev) && c.killed.Before(n.at) }) {

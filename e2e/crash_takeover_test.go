@@ -115,7 +115,7 @@ func (l *wcListener) alive() error {
 // end every watch ended delivered or undeliverable with a reason, and duplicates only come
 // from a crash.
 func TestWatchTakeoverCrashLoop(t *testing.T) {
-	cycles := crashCycles(t, 12)
+	cycles := crashCycles(t, 20)
 	rng := rand.New(rand.NewPCG(crashSeed(t, cycles), 2))
 
 	h := newWCHome(t)
