@@ -108,6 +108,7 @@ func (l *wcListener) alive() error {
 	}
 }
 
+// Scenario: S000-43 (多个 Runtime 共用数据目录) — a dead runtime's watches are taken over once.
 // TestWatchTakeoverCrashLoop runs two runtimes on one home, the second following the first,
 // and SIGKILLs the one holding the home at random moments while threads start and stop and
 // watches are registered (through the home's socket and through either runtime's TCP
