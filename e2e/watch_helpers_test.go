@@ -179,10 +179,13 @@ func (s *wcServe) signal(sig syscall.Signal) {
 	}
 }
 
-// kill SIGKILLs the running serve, as a crash would.
-func (h *wcHome) kill() {
+// kill SIGKILLs the running serve, as a crash would, and waits until it is gone.
+func (h *wcHome) kill() crashSpan {
+	span := crashSpan{killed: time.Now()}
 	h.serve.signal(syscall.SIGKILL)
 	h.serve = nil
+	span.gone = time.Now()
+	return span
 }
 
 // stop ends the running serve with SIGTERM, a clean shutdown.
@@ -292,8 +295,9 @@ type (
 		Link     string `json:"link"`
 		Status   string `json:"status"`
 		LastTurn *struct {
-			ID     string `json:"id"`
-			Status string `json:"status"`
+			ID          string     `json:"id"`
+			Status      string     `json:"status"`
+			CompletedAt *time.Time `json:"completedAt"`
 		} `json:"lastTurn"`
 	}
 )
