@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/threads"
 )
 
@@ -35,11 +36,7 @@ func (a *agentCommand) runThen(cmd *cobra.Command, method string, params, result
 	if err := a.out.validate(); err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	c, err := a.conn.connectAgent(ctx)
+	ctx, c, err := a.dial(cmd)
 	if err != nil {
 		return err
 	}
@@ -51,6 +48,21 @@ func (a *agentCommand) runThen(cmd *cobra.Command, method string, params, result
 		then()
 	}
 	return a.out.print(cmd.OutOrStdout(), result)
+}
+
+// dial connects as an agent-facing command does; the caller closes the client.
+func (a *agentCommand) dial(cmd *cobra.Command) (context.Context, *api.Client, error) {
+	ctx := cmdContext(cmd)
+	c, err := a.conn.connectAgent(ctx)
+	return ctx, c, err
+}
+
+// cmdContext is the command's context (its environment rides on it), or a background one.
+func cmdContext(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
 }
 
 // selfPath is the absolute path of this binary, as next commands spell it.

@@ -100,10 +100,7 @@ func newRestoreCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
+			ctx := cmdContext(cmd)
 			if c, err := dialLocalRuntime(ctx, home); err == nil {
 				_ = c.Close()
 				return model.Errorf(model.CodeFailedPrecondition, "stop every codexhost runtime on this home (the terminal app, `codexhost serve`), then restore",

@@ -28,11 +28,7 @@ func newClientEventsCmd() *cobra.Command {
 		Short: "Print this client's durable event log as JSON lines (watch notifications)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			c, err := a.conn.connectAgent(ctx)
+			ctx, c, err := a.dial(cmd)
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -21,10 +20,7 @@ func newLineageCmd() *cobra.Command {
 			"thread's harness, status and refs. At most 2000 threads are shown.",
 		Args: exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
+			ctx := cmdContext(cmd)
 			home, err := homeDir(ctx)
 			if err != nil {
 				return err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -23,11 +22,7 @@ func newThreadMarkersCmd(a *agentCommand) *cobra.Command {
 			if asJSON {
 				return a.run(cmd, api.MethodThreadMarkers, p, &res)
 			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			c, err := a.conn.connectAgent(ctx)
+			ctx, c, err := a.dial(cmd)
 			if err != nil {
 				return err
 			}

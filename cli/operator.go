@@ -70,10 +70,7 @@ func (o *operatorCommand) print(cmd *cobra.Command, res any, human func(io.Write
 // call runs one runtime method for an operator command, through a session that lasts for
 // this one call (connecting, or embedding a runtime, as operatorSession does).
 func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result any) error {
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := cmdContext(cmd)
 	if o.timeoutMs < 0 {
 		return model.Errorf(model.CodeInvalidArgument, "give --timeout in milliseconds, more than 0", "invalid --timeout %d", o.timeoutMs)
 	}

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
 )
 
@@ -22,11 +20,7 @@ func newClientWhoamiCmd() *cobra.Command {
 		Short: "Print who the runtime takes this caller for: runtime (an agent) or client and its name",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			c, err := a.conn.connectAgent(ctx)
+			_, c, err := a.dial(cmd)
 			if err != nil {
 				return err
 			}

@@ -59,21 +59,18 @@ func On(c Caller) Calls { return Calls{c} }
 
 // ThreadStart creates a thread (not on disk until its first turn).
 func (m Calls) ThreadStart(ctx context.Context, p ThreadStartParams) (ThreadSessionResult, error) {
-	var r ThreadSessionResult
-	return r, m.c.Call(ctx, MethodThreadStart, p, &r)
+	return call[ThreadSessionResult](ctx, m.c, MethodThreadStart, p)
 }
 
 // ThreadResume loads a stored thread into this process; needed before turn/start after a
 // restart or unload. Fails while another process holds the thread ("active writer").
 func (m Calls) ThreadResume(ctx context.Context, p ThreadResumeParams) (ThreadSessionResult, error) {
-	var r ThreadSessionResult
-	return r, m.c.Call(ctx, MethodThreadResume, p, &r)
+	return call[ThreadSessionResult](ctx, m.c, MethodThreadResume, p)
 }
 
 // ThreadFork branches a thread.
 func (m Calls) ThreadFork(ctx context.Context, p ThreadForkParams) (ThreadSessionResult, error) {
-	var r ThreadSessionResult
-	return r, m.c.Call(ctx, MethodThreadFork, p, &r)
+	return call[ThreadSessionResult](ctx, m.c, MethodThreadFork, p)
 }
 
 // ThreadList pages stored threads (newest created first by default).
@@ -88,21 +85,18 @@ func (m Calls) ThreadRead(ctx context.Context, threadID string) (Thread, error) 
 
 // TurnsList pages a thread's turns, newest first unless SortDirection is "asc".
 func (m Calls) TurnsList(ctx context.Context, p TurnsListParams) (TurnsListResult, error) {
-	var r TurnsListResult
-	return r, m.c.Call(ctx, MethodTurnsList, p, &r)
+	return call[TurnsListResult](ctx, m.c, MethodTurnsList, p)
 }
 
 // TurnsListRaw is TurnsList with the page kept as the App Server sent it, for a caller that
 // passes it on (bounded) without reading it.
 func (m Calls) TurnsListRaw(ctx context.Context, p TurnsListParams) (json.RawMessage, error) {
-	var r json.RawMessage
-	return r, m.c.Call(ctx, MethodTurnsList, p, &r)
+	return call[json.RawMessage](ctx, m.c, MethodTurnsList, p)
 }
 
 // ItemsList pages a thread's items.
 func (m Calls) ItemsList(ctx context.Context, p ItemsListParams) (ItemsListResult, error) {
-	var r ItemsListResult
-	return r, m.c.Call(ctx, MethodItemsList, p, &r)
+	return call[ItemsListResult](ctx, m.c, MethodItemsList, p)
 }
 
 // ThreadArchive moves a thread to the archive (and unloads it).
@@ -119,8 +113,7 @@ func (m Calls) ThreadUnarchive(ctx context.Context, threadID string) (Thread, er
 
 // ThreadUnsubscribe stops this connection's notifications for a thread.
 func (m Calls) ThreadUnsubscribe(ctx context.Context, threadID string) (UnsubscribeResult, error) {
-	var r UnsubscribeResult
-	return r, m.c.Call(ctx, MethodThreadUnsubscribe, threadIDParams{threadID}, &r)
+	return call[UnsubscribeResult](ctx, m.c, MethodThreadUnsubscribe, threadIDParams{threadID})
 }
 
 // ThreadInjectItems appends raw Responses items to the model-visible history.
@@ -135,8 +128,7 @@ func (m Calls) ThreadLoadedList(ctx context.Context) (LoadedListResult, error) {
 
 // ThreadLoadedPage lists the loaded threads from cursor ("" for the first page).
 func (m Calls) ThreadLoadedPage(ctx context.Context, cursor string) (LoadedListResult, error) {
-	var r LoadedListResult
-	return r, m.c.Call(ctx, MethodThreadLoadedList, loadedListParams{cursor}, &r)
+	return call[LoadedListResult](ctx, m.c, MethodThreadLoadedList, loadedListParams{cursor})
 }
 
 // TurnStart starts a turn. On a thread with an active turn the App Server steers that turn
@@ -171,8 +163,7 @@ func ReadThreadAs[T any](ctx context.Context, c Caller, threadID string) (T, err
 
 // ListThreadsAs is one page of thread/list with each thread decoded as T (see ReadThreadAs).
 func ListThreadsAs[T any](ctx context.Context, c Caller, p ThreadListParams) (Page[T], error) {
-	var r Page[T]
-	return r, c.Call(ctx, MethodThreadList, p, &r)
+	return call[Page[T]](ctx, c, MethodThreadList, p)
 }
 
 // The parameter shapes of the calls that take only ids.
@@ -192,3 +183,11 @@ type (
 		Cursor string `json:"cursor,omitempty"`
 	}
 )
+
+// call runs one request and decodes its answer. The answer is read only after the call
+// returns: `return r, c.Call(..., &r)` leaves the order of the two unspecified.
+func call[R any](ctx context.Context, c Caller, method string, params any) (R, error) {
+	var r R
+	err := c.Call(ctx, method, params, &r)
+	return r, err
+}

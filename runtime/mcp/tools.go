@@ -84,8 +84,7 @@ var definitions = mustDefinitions(append([]Definition{
 		object(str("taskId", "one task's id (from codex.task_start); leave out to list", 1, 128),
 			integer("limit", "how many tasks to list, 1 to 100", 1, 100, 20)),
 		func(ctx context.Context, rt Runtime, a taskStatusArgs) (any, error) {
-			var res api.TaskStatusResult
-			return res, rt.Call(ctx, api.MethodTaskStatus, api.TaskStatusParams(a), &res)
+			return call[api.TaskStatusResult](ctx, rt, api.MethodTaskStatus, api.TaskStatusParams(a))
 		}),
 	tool("codex.result", "Read a task's result: status, changed files, test results, artifacts, policy violations and the linked handoff. Compact by default: set includeLog or includeDiff only when the conversation needs them (each capped to maxTextBytes). Without taskId it reads the newest tasks (limit). Read-only.",
 		true, false,
@@ -101,8 +100,7 @@ var definitions = mustDefinitions(append([]Definition{
 		object(str("taskId", "the task to cancel", 1, 128).req(),
 			boolean("confirm", "must be true: cancelling interrupts the Codex turn", false).req()),
 		func(ctx context.Context, rt Runtime, a api.TaskCancelParams) (any, error) {
-			var res api.TaskInfo
-			return res, rt.Call(ctx, api.MethodTaskCancel, a, &res)
+			return call[api.TaskInfo](ctx, rt, api.MethodTaskCancel, a)
 		}),
 	tool("skill.route", "Rank the approved local skills for a task: each recommendation has a deterministic score and the reason. Read one with skill.read before relying on it. Read-only.",
 		true, false,
@@ -110,8 +108,7 @@ var definitions = mustDefinitions(append([]Definition{
 			str("skillRoot", "an approved skill root (default: the first of handoff.skill_roots)", 1, model.MaxPathChars),
 			integer("maxResults", "how many recommendations, 1 to 10", 1, api.MaxSkillResults, api.DefaultSkillResults)),
 		func(ctx context.Context, rt Runtime, a api.SkillRouteParams) (any, error) {
-			var res api.SkillRouteResult
-			return res, rt.Call(ctx, api.MethodSkillRoute, a, &res)
+			return call[api.SkillRouteResult](ctx, rt, api.MethodSkillRoute, a)
 		}),
 	tool("skill.read", "Read a skill's SKILL.md and activate it: the result has the content (truncated says it was cut at maxBytes) and an activationId; pass that id to skill.bundle to get the files SKILL.md references. Reads only; the activation is recorded.",
 		true, false,
@@ -119,8 +116,7 @@ var definitions = mustDefinitions(append([]Definition{
 			str("skillRoot", "an approved skill root (default: the first)", 1, model.MaxPathChars),
 			integer("maxBytes", "how much of SKILL.md to return, 1000 to 524288 bytes", api.MinSkillReadBytes, api.MaxSkillReadBytes, api.DefaultSkillReadBytes)),
 		func(ctx context.Context, rt Runtime, a api.SkillReadParams) (any, error) {
-			var res api.SkillReadResult
-			return res, rt.Call(ctx, api.MethodSkillRead, a, &res)
+			return call[api.SkillReadResult](ctx, rt, api.MethodSkillRead, a)
 		}),
 	tool("skill.bundle", "Bundle a skill: SKILL.md and the files it references inside its own folder, each with size and sha256 (and content within maxBytes). Referenced files come only with the activationId of a skill.read of this skill; references that leave the skill folder are refused. Read-only.",
 		true, false,
@@ -131,8 +127,7 @@ var definitions = mustDefinitions(append([]Definition{
 			integer("maxReferenceFiles", "at most this many referenced files, 0 to 40", 0, api.MaxSkillReferenceFiles, api.DefaultSkillReferences),
 			integer("maxBytes", "content bytes in all, 1 to 2097152", 1, api.MaxSkillBundleBytes, api.DefaultSkillBundle)),
 		func(ctx context.Context, rt Runtime, a api.SkillBundleParams) (any, error) {
-			var res api.SkillBundleResult
-			return res, rt.Call(ctx, api.MethodSkillBundle, a, &res)
+			return call[api.SkillBundleResult](ctx, rt, api.MethodSkillBundle, a)
 		}),
 }, compatTools()...)...)
 
@@ -160,8 +155,7 @@ func handoffCreateTool() Definition {
 			if err != nil {
 				return nil, err
 			}
-			var res api.HandoffCreateResult
-			return res, rt.Call(ctx, api.MethodHandoffCreate, api.HandoffCreateParams{Handoff: b}, &res)
+			return call[api.HandoffCreateResult](ctx, rt, api.MethodHandoffCreate, api.HandoffCreateParams{Handoff: b})
 		})
 }
 
