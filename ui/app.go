@@ -85,6 +85,7 @@ func New(o Options) *App {
 	keys, st := o.Keys, o.Styles
 	c := &common{ctx: o.Context, rt: o.Runtime, keys: &keys, st: &st, profile: o.Profile,
 		now: o.Now, embedded: o.Embedded, timeout: o.Timeout, grace: o.Grace, debounce: o.Debounce, reconcile: o.Reconcile, client: o.Client, cwd: o.Cwd, plain: o.Plain, loc: o.Location}
+	c.clipboard, c.tmux = clipboardOf(o)
 	a := &App{c: c, detail: paneTranscript}
 	a.fleet = newFleetPane(c)
 	a.transcript = newTranscriptPane(c)
@@ -229,6 +230,9 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 			return cmd
 		}
 		if cmd, ok := a.continueKey(k); ok {
+			return cmd
+		}
+		if cmd, ok := a.copyKey(k); ok {
 			return cmd
 		}
 		if cmd, ok := a.threadKey(k); ok {

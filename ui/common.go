@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -64,6 +65,10 @@ type Options struct {
 	// its running turns; nil means it never does.
 	Embedded func() bool
 	Location *time.Location // times are shown in it; default the local zone
+	// Clipboard is the terminal copy sequences (OSC 52) are written to; default standard
+	// output, where the program draws.
+	Clipboard io.Writer
+	Getenv    func(string) string // reads $TMUX; default os.Getenv
 }
 
 // common is what every pane shares, by pointer. Commands capture values they need when they
@@ -85,6 +90,8 @@ type common struct {
 	cwd       string
 	plain     bool
 	loc       *time.Location
+	clipboard io.Writer // where copy sequences go (Options.Clipboard)
+	tmux      bool      // the app runs inside tmux, whose passthrough copy sequences need
 
 	defaultHost string // the catalog's default host, once known; read and written in Update only
 	// ids are the thread and turn ids the app has loaded, so that each shows by its shortest
