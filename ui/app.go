@@ -222,7 +222,7 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Global.Open):
 		return a.openForm()
 	case key.Matches(k, km.Global.Refresh):
-		return a.refreshAll()
+		return a.refreshKey()
 	case key.Matches(k, km.Global.Suspend):
 		return tea.Suspend
 	default:
