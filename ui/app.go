@@ -42,6 +42,7 @@ type App struct {
 
 	focus  paneID
 	detail paneID // the pane the compact layout shows beside the fleet
+	zoomed bool   // the focused pane has the whole body (z)
 	panes  [paneCount]pane
 
 	fleet      *fleetPane
@@ -226,6 +227,9 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Global.Suspend):
 		return tea.Suspend
 	default:
+		if cmd, ok := a.zoomKey(k); ok {
+			return cmd
+		}
 		if cmd, ok := a.taskKey(k); ok {
 			return cmd
 		}
@@ -269,7 +273,7 @@ func (a *App) View() string {
 	case a.form.open:
 		body = a.overlay(body, a.form.View(a.w-4))
 	}
-	a.status.running = a.fleet.active
+	a.status.running, a.status.zoomed = a.fleet.active, a.zoomed
 	body = append(body, a.status.View(a.w), a.footer())
 	return strings.Join(body, "\n")
 }
@@ -294,9 +298,12 @@ func (a *App) footer() string {
 				b = append(b, a.threadKeysFor(ref)...)
 			}
 			b = append(b, km.Global.NextPane, km.Global.Open)
+			if !a.zoomed {
+				b = append(b, a.zoomHelp())
+			}
 			// Help and quit always show, at the end: the rest is cut to make room.
 			a.help.Width = 0
-			end := a.help.ShortHelpView([]key.Binding{km.Global.Help, km.Global.Quit})
+			end := a.help.ShortHelpView(a.footerEnd())
 			sep := a.c.st.Muted.Render(" • ")
 			rest := a.help.ShortHelpView(b)
 			room := a.w - ansiWidth(end) - ansiWidth(sep)
