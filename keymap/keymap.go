@@ -132,7 +132,7 @@ func Default() KeyMap {
 			Refresh:       bind("r", "refresh", "r"),
 			Suspend:       bind("ctrl+z", "suspend", "ctrl+z"),
 			Zoom:          bind("z", "zoom pane", "z"),
-			Info:          bind("i", "details (full text)", "i"),
+			Info:          bind("i", "show in full", "i"),
 		},
 		Thread: Thread{
 			Archive:  bind("a", "archive", "a"),

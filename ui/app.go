@@ -55,6 +55,7 @@ type App struct {
 	status   *statusBar
 	confirm  *confirmDialog
 	form     *formDialog
+	details  *detailDialog
 	help     help.Model
 	showHelp bool
 	helpOff  int
@@ -98,6 +99,7 @@ func New(o Options) *App {
 	a.status = newStatusBar(c, o.Endpoint)
 	a.confirm = &confirmDialog{c: c}
 	a.form = &formDialog{c: c}
+	a.details = &detailDialog{c: c}
 	a.help = help.New()
 	a.help.Styles.ShortKey, a.help.Styles.ShortDesc = st.HelpKey, st.HelpDesc
 	a.help.Styles.ShortSeparator, a.help.Styles.Ellipsis = st.Muted, st.Muted
@@ -129,6 +131,8 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.broadcast(msg)
 	case tea.KeyMsg:
 		return a.handleKeys(msg)
+	case tea.MouseMsg:
+		return a.handleMouse(msg)
 	case paneMsg:
 		return a.panes[msg.to].Update(msg.inner)
 	case spinner.TickMsg:
@@ -184,6 +188,10 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 		return cmd
 	}
+	if a.details.open {
+		a.details.HandleKey(k)
+		return nil
+	}
 	if a.showHelp {
 		switch {
 		case key.Matches(k, km.List.Down):
@@ -230,6 +238,9 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		if cmd, ok := a.zoomKey(k); ok {
 			return cmd
 		}
+		if cmd, ok := a.infoKey(k); ok {
+			return cmd
+		}
 		if cmd, ok := a.taskKey(k); ok {
 			return cmd
 		}
@@ -272,6 +283,8 @@ func (a *App) View() string {
 		body = a.overlay(body, a.confirm.View(a.w-4))
 	case a.form.open:
 		body = a.overlay(body, a.form.View(a.w-4))
+	case a.details.open:
+		body = a.overlay(body, a.details.View(a.w-4, bodyH))
 	}
 	a.status.running, a.status.zoomed = a.fleet.active, a.zoomed
 	body = append(body, a.status.View(a.w), a.footer())
@@ -286,6 +299,8 @@ func (a *App) footer() string {
 		b = a.confirm.ShortHelp()
 	case a.form.open:
 		b = a.form.ShortHelp()
+	case a.details.open:
+		b = a.details.ShortHelp()
 	case a.showHelp:
 		closeKey := km.Global.Help
 		closeKey.SetHelp("any key", "close help")
@@ -301,6 +316,7 @@ func (a *App) footer() string {
 			if !a.zoomed {
 				b = append(b, a.zoomHelp())
 			}
+			b = append(b, km.Global.Info)
 			// Help and quit always show, at the end: the rest is cut to make room.
 			a.help.Width = 0
 			end := a.help.ShortHelpView(a.footerEnd())
