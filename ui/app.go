@@ -188,19 +188,7 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 		return cmd
 	}
-	if a.details.open {
-		a.details.HandleKey(k)
-		return nil
-	}
-	if a.showHelp {
-		switch {
-		case key.Matches(k, km.List.Down):
-			a.helpOff++
-		case key.Matches(k, km.List.Up):
-			a.helpOff = max(a.helpOff-1, 0)
-		default:
-			a.showHelp = false
-		}
+	if a.viewerKey(k) {
 		return nil
 	}
 	p := a.panes[a.focus]
@@ -235,25 +223,7 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Global.Suspend):
 		return tea.Suspend
 	default:
-		if cmd, ok := a.zoomKey(k); ok {
-			return cmd
-		}
-		if cmd, ok := a.infoKey(k); ok {
-			return cmd
-		}
-		if cmd, ok := a.taskKey(k); ok {
-			return cmd
-		}
-		if cmd, ok := a.continueKey(k); ok {
-			return cmd
-		}
-		if cmd, ok := a.copyKey(k); ok {
-			return cmd
-		}
-		if cmd, ok := a.threadKey(k); ok {
-			return cmd
-		}
-		return p.Update(k)
+		return a.actionKey(k, p)
 	}
 	return nil
 }
