@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 func TestTranscriptSearchJumpsCountsAndWalksMatches(t *testing.T) {
@@ -73,4 +75,35 @@ func TestSlashSearchesThePaneThatHasFocus(t *testing.T) {
 	if a.transcript.search.active() || strings.Contains(a.transcript.View(), "search:") {
 		t.Fatal("the search outlived its transcript")
 	}
+}
+
+// Any drawn line and any query: matches are ranges of the line's plain text, and marking the
+// current one changes nothing else.
+func FuzzTranscriptSearchHighlight(f *testing.F) {
+	for _, s := range [][2]string{
+		{"  a \x1b[1mrace\x1b[0m in the cache", "race"}, {"İstanbul straße", "i"}, {"ＲＡＣＥ race", "race"},
+		{"▌ you", "▌"}, {"", "x"}, {"\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"}, {"aaaa", "aa"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	st := asciiStyles()
+	f.Fuzz(func(t *testing.T, line, query string) {
+		s := transcriptSearch{query: strings.TrimSpace(query), cur: -1}
+		body := []string{line}
+		s.sync(body)
+		plain := ansi.Strip(line)
+		for _, m := range s.matches {
+			if m.line != 0 || m.start < 0 || m.end > len(plain) || m.start >= m.end {
+				t.Fatalf("match %+v outside %q", m, plain)
+			}
+		}
+		if len(s.matches) == 0 {
+			return
+		}
+		s.cur = len(s.matches) - 1
+		m := s.matches[s.cur]
+		if got, want := s.highlight(&st, 0, line), plain[:m.start]+"["+plain[m.start:m.end]+"]"+plain[m.end:]; got != want {
+			t.Fatalf("highlight(%q, %q) = %q, want %q", line, s.query, got, want)
+		}
+	})
 }
