@@ -109,7 +109,7 @@ func runDoctor(home string, fix bool, getenv func(string) string, now time.Time)
 	}
 	rep.Config.OK = rep.Config.Error == nil
 
-	bin, lerr := appserver.Locate(codexBin, getenv)
+	bin, lerr := appserver.Locate(appserver.Search{Configured: codexBin, Getenv: getenv, Home: home, Dir: appserver.SearchDir(Version)})
 	rep.Codex = doctorCodex{OK: lerr == nil, Bin: bin, Error: model.AsError(lerr)}
 	rep.Store = checkStore(home, now)
 	rep.OK = rep.Config.OK && rep.Codex.OK && rep.Store.OK
