@@ -180,9 +180,9 @@ func TestInstallScriptReadsThePinnedVersion(t *testing.T) {
 
 func TestParseModulePath(t *testing.T) {
 	cases := map[string]string{
-		"module github.com/codexhost/codexhost\n":              ModulePath,
+		"module github.com/codexhost/codexhost\n":               ModulePath,
 		"// c\n\nmodule   \"github.com/codexhost/codexhost\"\n": ModulePath,
-		"module github.com/codexhost/codexhost // comment\n":   ModulePath,
+		"module github.com/codexhost/codexhost // comment\n":    ModulePath,
 		"modules x\n":   "",
 		"go 1.26\n":     "",
 		"module a b\n":  "",
