@@ -60,10 +60,28 @@ func Locate(s Search) (string, error) {
 	if bin, ok := FindPinnedCopy(checkoutCopy(s.Dir, getenv)); ok {
 		return bin, nil
 	}
-	if p, err := exec.LookPath("codex"); err == nil {
+	if p, ok := lookPath(getenv("PATH")); ok {
 		return preferNative(p), nil
 	}
 	return "", model.Errorf(model.CodeAppServerUnavailable, FixHint(s.Home), "%s", notFoundMessage(s, getenv))
+}
+
+// lookPath finds codex on path, the runtime's PATH (the process's when it has none). Relative
+// entries are skipped: they would run whatever the working directory holds.
+func lookPath(path string) (string, bool) {
+	if path == "" {
+		p, err := exec.LookPath("codex")
+		return p, err == nil && filepath.IsAbs(p)
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		if p := filepath.Join(dir, "codex"); isExecutable(p) {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 func isExecutable(p string) bool {
