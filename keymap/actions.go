@@ -22,6 +22,7 @@ const (
 	ScopeLineage    = "lineage"
 	ScopeDialog     = "dialog"
 	ScopeInput      = "input"
+	ScopeSetup      = "setup"
 )
 
 // Actions lists every binding of km with pointers into km, so a caller may rebind through it.
@@ -46,6 +47,7 @@ func (km *KeyMap) Actions() []Action {
 		a(ScopeGlobal, "open", &g.Open, "transcript", "thread read"),
 		a(ScopeGlobal, "refresh", &g.Refresh, "hosts", "sessions"),
 		a(ScopeGlobal, "suspend", &g.Suspend),
+		a(ScopeGlobal, "setup", &g.Setup, "codex status", "doctor"),
 
 		a(ScopeThread, "archive", &t.Archive, "archive"),
 		a(ScopeThread, "send", &t.Send, "thread send"),
@@ -87,6 +89,9 @@ func (km *KeyMap) Actions() []Action {
 		a(ScopeInput, "prevField", &in.PrevField),
 		a(ScopeInput, "nextPick", &in.NextPick),
 		a(ScopeInput, "prevPick", &in.PrevPick),
+
+		a(ScopeSetup, "install", &km.Setup.Install, "codex install"),
+		a(ScopeSetup, "close", &km.Setup.Close),
 	}
 }
 
@@ -104,6 +109,7 @@ var navigation = map[string]bool{
 	"dialog.confirm": true, "dialog.cancel": true,
 	"input.submit": true, "input.cancel": true, "input.nextField": true, "input.prevField": true,
 	"input.nextPick": true, "input.prevPick": true,
+	"setup.close": true,
 }
 
 // activeTogether lists the scopes whose keys are live at the same moment; a key bound twice
@@ -118,4 +124,5 @@ var activeTogether = []struct {
 	{"the lineage pane", []string{ScopeGlobal, ScopeThread, ScopeList, ScopeLineage}, nil},
 	{"a dialog", []string{ScopeDialog}, []string{"global.forceQuit"}},
 	{"a form", []string{ScopeInput}, []string{"global.forceQuit"}},
+	{"the Codex setup panel", []string{ScopeSetup}, []string{"global.forceQuit", "global.quit", "list.up", "list.down", "list.pageUp", "list.pageDown"}},
 }

@@ -20,6 +20,7 @@ type Global struct {
 	Open          key.Binding
 	Refresh       key.Binding
 	Suspend       key.Binding
+	Setup         key.Binding // the Codex setup panel
 }
 
 // Thread keys act on the thread selected in the focused pane.
@@ -71,6 +72,12 @@ type Lineage struct {
 	Toggle   key.Binding
 }
 
+// Setup keys act in the Codex setup panel (shown when the App Server is unavailable).
+type Setup struct {
+	Install key.Binding
+	Close   key.Binding
+}
+
 // Dialog keys answer a yes/no question: only Confirm says yes.
 type Dialog struct {
 	Confirm key.Binding
@@ -98,6 +105,7 @@ type KeyMap struct {
 	Lineage    Lineage
 	Dialog     Dialog
 	Input      Input
+	Setup      Setup
 }
 
 func bind(help, desc string, keys ...string) key.Binding {
@@ -122,6 +130,7 @@ func Default() KeyMap {
 			Open:          bind("o", "open thread", "o"),
 			Refresh:       bind("r", "refresh", "r"),
 			Suspend:       bind("ctrl+z", "suspend", "ctrl+z"),
+			Setup:         bind("i", "Codex setup", "i"),
 		},
 		Thread: Thread{
 			Archive:  bind("a", "archive", "a"),
@@ -163,6 +172,10 @@ func Default() KeyMap {
 		Dialog: Dialog{
 			Confirm: bind("y", "yes", "y"),
 			Cancel:  bind("any other key", "no", "n", "esc"),
+		},
+		Setup: Setup{
+			Install: bind("i", "install Codex", "i"),
+			Close:   bind("esc", "close", "esc"),
 		},
 		Input: Input{
 			Submit:    bind("enter", "submit", "enter"),

@@ -54,6 +54,7 @@ type App struct {
 	status   *statusBar
 	confirm  *confirmDialog
 	form     *formDialog
+	setup    *setupPanel // the Codex setup panel (firstrun.go)
 	help     help.Model
 	showHelp bool
 	helpOff  int
@@ -96,6 +97,7 @@ func New(o Options) *App {
 	a.status = newStatusBar(c, o.Endpoint)
 	a.confirm = &confirmDialog{c: c}
 	a.form = &formDialog{c: c}
+	a.setup = &setupPanel{c: c}
 	a.help = help.New()
 	a.help.Styles.ShortKey, a.help.Styles.ShortDesc = st.HelpKey, st.HelpDesc
 	a.help.Styles.ShortSeparator, a.help.Styles.Ellipsis = st.Muted, st.Muted
@@ -104,7 +106,7 @@ func New(o Options) *App {
 }
 
 func (a *App) Init() tea.Cmd {
-	cmds := []tea.Cmd{a.readClientEvents(true)}
+	cmds := []tea.Cmd{a.readClientEvents(true), a.setup.check()}
 	for _, p := range a.panes {
 		cmds = append(cmds, p.Init())
 	}
@@ -182,6 +184,9 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 		return cmd
 	}
+	if a.setup.open {
+		return a.setupKey(k)
+	}
 	if a.showHelp {
 		switch {
 		case key.Matches(k, km.List.Down):
@@ -224,6 +229,9 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		return a.refreshAll()
 	case key.Matches(k, km.Global.Suspend):
 		return tea.Suspend
+	case key.Matches(k, km.Global.Setup):
+		a.setup.show(false)
+		return a.setup.check()
 	default:
 		if cmd, ok := a.taskKey(k); ok {
 			return cmd
@@ -264,6 +272,8 @@ func (a *App) View() string {
 		body = a.overlay(body, a.confirm.View(a.w-4))
 	case a.form.open:
 		body = a.overlay(body, a.form.View(a.w-4))
+	case a.setup.open:
+		body = a.overlay(body, a.setup.View(a.w-4, bodyH))
 	}
 	a.status.running = a.fleet.active
 	body = append(body, a.status.View(a.w), a.footer())
@@ -278,6 +288,8 @@ func (a *App) footer() string {
 		b = a.confirm.ShortHelp()
 	case a.form.open:
 		b = a.form.ShortHelp()
+	case a.setup.open:
+		b = a.setup.ShortHelp()
 	case a.showHelp:
 		closeKey := km.Global.Help
 		closeKey.SetHelp("any key", "close help")
