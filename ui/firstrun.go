@@ -81,7 +81,9 @@ func (m codexStatusMsg) apply(a *App) tea.Cmd {
 		return nil
 	}
 	a.status.set(levelError, "Codex is not available: press "+a.c.keys.Global.Setup.Help().Key+" to see why and to install it")
-	if !p.dismissed && !p.open {
+	// A binary named in the configuration is the person's own choice: the status bar says it
+	// fails, and the panel opens by itself only on a first run, where nothing names one.
+	if m.st.NamedBy == "" && !p.dismissed && !p.open {
 		p.show(true)
 	}
 	return nil

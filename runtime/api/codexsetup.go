@@ -20,6 +20,9 @@ type CodexStatus struct {
 	Bin           string       `json:"bin,omitempty"`
 	Error         *model.Error `json:"error,omitempty"`
 	PinnedVersion string       `json:"pinnedVersion"`
+	// NamedBy is the setting that names the binary ("config.toml codex_bin" or
+	// "CODEXHOST_CODEX_BIN"), when one does: it wins over every copy found elsewhere.
+	NamedBy string `json:"namedBy,omitempty"`
 	// InstallDir is where codex.install puts the pinned copy; InstallCommand does the same
 	// by hand.
 	InstallDir     string `json:"installDir"`

@@ -14,13 +14,13 @@ func Status(s appserver.Search, path string) api.CodexStatus {
 		InstallCommand: appserver.InstallCommand(s.Home), NPM: FindNPM(path), Installing: Installing(s.Home)}
 	bin, err := appserver.Locate(s)
 	st.Available, st.Bin, st.Error = err == nil, bin, model.AsError(err)
-	explicit := ""
 	switch {
 	case s.Configured != "":
-		explicit = "config.toml codex_bin"
+		st.NamedBy = "config.toml codex_bin"
 	case s.Getenv != nil && s.Getenv("CODEXHOST_CODEX_BIN") != "":
-		explicit = "CODEXHOST_CODEX_BIN"
+		st.NamedBy = "CODEXHOST_CODEX_BIN"
 	}
+	explicit := st.NamedBy
 	switch {
 	case st.Available:
 		st.InstallRefusal = model.Errorf(model.CodeFailedPrecondition, "nothing to install", "Codex is already available: %s", bin)
