@@ -62,7 +62,8 @@ func (h *Host) InstallCodex(ctx context.Context, p api.CodexInstallParams) (api.
 	ictx, cancel := context.WithTimeout(ctx, codexInstallTimeout)
 	defer cancel()
 	start := h.opts.Now()
-	bin, err := codexsetup.Install(ictx, codexsetup.Options{Home: h.opts.Home, Path: envLookup(h.opts.Environ)("PATH"), Progress: progress})
+	lookup := envLookup(h.opts.Environ)
+	bin, err := codexsetup.Install(ictx, codexsetup.Options{Home: h.opts.Home, Path: lookup("PATH"), Getenv: lookup, Progress: progress})
 	if err != nil {
 		return api.CodexInstallResult{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,9 @@ type Options struct {
 	Home string // the codexhost home; the copy goes to appserver.HomeInstallDir(Home)
 	// Path is the PATH npm is looked up in and runs with (node must be on it too).
 	Path string
+	// Getenv reads the runtime's environment for the few variables npm may see (npmEnv);
+	// nil passes none.
+	Getenv func(string) string
 	// Progress gets each line of npm's output as it comes; nil drops them.
 	Progress func(line string)
 }
@@ -66,9 +70,8 @@ func FindNPM(path string) string {
 // Install runs `npm install --prefix DIR @openai/codex@PinnedVersion` into a fresh folder
 // beside the home's install directory and moves it into place only once it holds the native
 // binary, so the locator never finds half an install; a copy already there (a broken one) is
-// replaced. npm runs with a minimal environment: PATH, an empty HOME of its own (so no
-// ~/.npmrc with registry tokens is read) and a cache in the home; no proxy or credential
-// variables are passed, so networks that need them use the npm command of
+// replaced. npm runs with a minimal environment (npmEnv): no ~/.npmrc with registry tokens is
+// read and no credential passed, so networks that need one use the npm command of
 // appserver.InstallCommand by hand. It returns the native binary.
 func Install(ctx context.Context, o Options) (string, error) {
 	dir := appserver.HomeInstallDir(o.Home)
@@ -111,9 +114,17 @@ func Install(ctx context.Context, o Options) (string, error) {
 	return bin, nil
 }
 
-// npmEnv is npm's whole environment: nothing of the runtime's but PATH.
-func npmEnv(path, parent string) []string {
-	return []string{
+// trustVars name certificate files and folders: where a network inspects TLS, npm needs the
+// CA they add, and they hold paths, not secrets.
+var trustVars = []string{"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR"}
+
+// proxyVars are passed only when they carry no user name or password.
+var proxyVars = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"}
+
+// npmEnv is npm's whole environment: PATH, an empty HOME of its own (so no ~/.npmrc is read),
+// a cache in the home, the trust variables, and proxies without credentials.
+func npmEnv(path, parent string, getenv func(string) string) []string {
+	env := []string{
 		"PATH=" + path,
 		"HOME=" + filepath.Join(parent, ".npm-home"),
 		"LANG=C.UTF-8",
@@ -125,6 +136,30 @@ func npmEnv(path, parent string) []string {
 		"npm_config_color=false",
 		"npm_config_progress=false",
 	}
+	if getenv == nil {
+		return env
+	}
+	for _, k := range trustVars {
+		if v := getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	for _, k := range proxyVars {
+		if v := getenv(k); v != "" && !hasUserinfo(v) {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// hasUserinfo reports a proxy URL with a user name or password in it (or one that does not
+// parse, which is kept out as well).
+func hasUserinfo(v string) bool {
+	if !strings.Contains(v, "://") {
+		return strings.Contains(v, "@")
+	}
+	u, err := url.Parse(v)
+	return err != nil || u.User != nil
 }
 
 // runNPM runs npm into prefix, its output line by line to o.Progress; ctx ending kills npm
@@ -136,7 +171,7 @@ func runNPM(ctx context.Context, npm, prefix, parent string, o Options) error {
 	// --loglevel=http prints a line per request: the progress of a download that takes a while.
 	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--save-exact", "--loglevel=http",
 		"--prefix", prefix, "@openai/codex@"+appserver.PinnedVersion)
-	cmd.Env = npmEnv(o.Path, parent)
+	cmd.Env = npmEnv(o.Path, parent, o.Getenv)
 	cmd.Dir = prefix
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

@@ -34,7 +34,15 @@ func TestInstallPutsThePinnedCopyIntoTheHome(t *testing.T) {
 	home := t.TempDir()
 	var mu sync.Mutex
 	var lines []string
-	bin, err := Install(context.Background(), Options{Home: home, Path: npm.Dir + ":/usr/bin:/bin", Progress: func(l string) {
+	runtimeEnv := map[string]string{
+		"NODE_EXTRA_CA_CERTS": "/etc/ssl/extra-ca.pem",              // a path: passed
+		"HTTP_PROXY":          "http://proxy.example:3128",          // no credentials: passed
+		"HTTPS_PROXY":         "http://user:secret@proxy.example:1", // credentials: dropped
+		"OPENAI_API_KEY":      "sk-not-for-npm",
+		"NPM_TOKEN":           "npm-not-for-npm",
+		"HOME":                "/home/someone",
+	}
+	bin, err := Install(context.Background(), Options{Home: home, Path: npm.Dir + ":/usr/bin:/bin", Getenv: func(k string) string { return runtimeEnv[k] }, Progress: func(l string) {
 		mu.Lock()
 		lines = append(lines, l)
 		mu.Unlock()
@@ -57,16 +65,22 @@ func TestInstallPutsThePinnedCopyIntoTheHome(t *testing.T) {
 		t.Fatalf("npm arguments %q", args)
 	}
 	env, _ := os.ReadFile(npm.EnvFile)
+	got := map[string]string{}
 	for _, kv := range strings.Split(strings.TrimSpace(string(env)), "\n") {
 		k, v, _ := strings.Cut(kv, "=")
+		got[k] = v
 		switch {
 		case k == "HOME" && !strings.HasPrefix(v, filepath.Join(home, "codex")):
 			t.Errorf("npm's HOME is %s, not its own folder in the home", v)
 		case k == "PATH", k == "HOME", k == "LANG", k == "NO_COLOR", strings.HasPrefix(k, "npm_config_"),
+			k == "NODE_EXTRA_CA_CERTS", k == "HTTP_PROXY",
 			k == "PWD", k == "SHLVL", k == "_", k == "OLDPWD": // the last four the shell sets itself
 		default:
-			t.Errorf("npm got %s from the caller's environment", k)
+			t.Errorf("npm got %s=%s from the caller's environment", k, v)
 		}
+	}
+	if got["NODE_EXTRA_CA_CERTS"] != runtimeEnv["NODE_EXTRA_CA_CERTS"] || got["HTTP_PROXY"] != runtimeEnv["HTTP_PROXY"] {
+		t.Errorf("npm should see the CA file and the proxy without credentials: %v", got)
 	}
 	entries, _ := os.ReadDir(filepath.Join(home, "codex"))
 	for _, e := range entries {
