@@ -17,7 +17,7 @@ var codexSetupPolicy = &route.Policy{Clients: &route.ClientRule{}, OperatorOnly:
 	AgentHint: "ask the user to install Codex from the terminal app",
 	Hint:      "run the terminal app (codexhost) as the operator on the runtime's machine, or `codexhost doctor`"}
 
-// codexInstallTimeout bounds one install; the package is about 100 MB.
+// codexInstallTimeout bounds one install: about 160 MB to download (0.169.0).
 const codexInstallTimeout = 15 * time.Minute
 
 func (h *Host) codexSetupRoutes() []route.Route {

@@ -108,7 +108,7 @@ func (p *setupPanel) installSection(section func(string, ...string)) {
 	case s.CanInstall:
 		section("Install from here",
 			"Press "+p.c.keys.Setup.Install.Help().Key+" to install @openai/codex@"+s.PinnedVersion+" with npm ("+s.NPM+") into "+s.InstallDir+
-				". It downloads about 100 MB; the App Server starts when it is done, without a restart.",
+				". It downloads about 160 MB (about 400 MB installed); the App Server starts when it is done, without a restart.",
 			"npm runs with an empty home of its own, so no ~/.npmrc or token is read; it sees PATH, the CA certificate variables and proxies without credentials. Where the network needs more, run the npm command of the fix by hand.")
 	case s.InstallRefusal != nil:
 		section("Not from here", s.InstallRefusal.Message, "Fix: "+s.InstallRefusal.Hint)

@@ -107,6 +107,9 @@ func Install(ctx context.Context, o Options) (string, error) {
 	if err := replace(dir, tmp); err != nil {
 		return "", err
 	}
+	// npm's cache only speeds up a retry of a failed install: 160 MB not to keep.
+	_ = os.RemoveAll(filepath.Join(parent, ".npm-cache"))
+	_ = os.RemoveAll(filepath.Join(parent, ".npm-home"))
 	bin, ok := appserver.FindPinnedCopy(dir)
 	if !ok {
 		return "", model.Errorf(model.CodeInternal, "install again", "the installed codex binary is missing from %s", dir)

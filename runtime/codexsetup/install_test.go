@@ -84,7 +84,7 @@ func TestInstallPutsThePinnedCopyIntoTheHome(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(filepath.Join(home, "codex"))
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".install-") {
+		if e.Name() != appserver.PinnedVersion {
 			t.Errorf("left behind %s", e.Name())
 		}
 	}
