@@ -54,12 +54,25 @@ func Installing(home string) bool {
 }
 
 // FindNPM is npm on path, empty when there is none.
-func FindNPM(path string) string {
+func FindNPM(path string) string { return findOnPath(path, "npm") }
+
+// npmMissing is the error of a PATH without npm, or without the node that runs it.
+func npmMissing(path string) *model.Error {
+	switch {
+	case FindNPM(path) == "":
+		return model.Errorf(model.CodeFailedPrecondition, NPMHint, "npm was not found on PATH (%s)", path)
+	case findOnPath(path, "node") == "":
+		return model.Errorf(model.CodeFailedPrecondition, NPMHint, "node, which runs npm, was not found on PATH (%s)", path)
+	}
+	return nil
+}
+
+func findOnPath(path, name string) string {
 	for _, dir := range filepath.SplitList(path) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue // a relative PATH entry would run whatever the working directory holds
 		}
-		p := filepath.Join(dir, "npm")
+		p := filepath.Join(dir, name)
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 {
 			return p
 		}
@@ -78,10 +91,10 @@ func Install(ctx context.Context, o Options) (string, error) {
 	if dir == "" {
 		return "", model.Errorf(model.CodeInvalidArgument, "name the codexhost home", "no home to install Codex into")
 	}
-	npm := FindNPM(o.Path)
-	if npm == "" {
-		return "", model.Errorf(model.CodeFailedPrecondition, NPMHint, "npm was not found on PATH (%s)", o.Path)
+	if err := npmMissing(o.Path); err != nil {
+		return "", err
 	}
+	npm := FindNPM(o.Path)
 	if _, busy := installing.LoadOrStore(dir, true); busy {
 		return "", model.Errorf(model.CodeFailedPrecondition, "wait for it to finish", "Codex is already being installed into %s", dir)
 	}

@@ -119,6 +119,14 @@ func TestInstallFailuresSayWhy(t *testing.T) {
 		t.Fatalf("missing npm: %v", err)
 	}
 	npm := codextest.NewFakeNPM(t, fakeTarget(t), true)
+	noNode := t.TempDir()
+	if err := os.Symlink(filepath.Join(npm.Dir, "npm"), filepath.Join(noNode, "npm")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Install(context.Background(), Options{Home: home, Path: noNode})
+	if e := model.AsError(err); e == nil || !strings.Contains(e.Message, "node, which runs npm, was not found") || !strings.Contains(e.Hint, "nodejs.org") {
+		t.Fatalf("npm without node: %v", err)
+	}
 	_, err = Install(context.Background(), Options{Home: home, Path: npm.Dir + ":/usr/bin:/bin"})
 	if e := model.AsError(err); e == nil || !strings.Contains(e.Message, "404 Not Found") || !strings.Contains(e.Hint, appserver.InstallCommand(home)) {
 		t.Fatalf("failing npm: %v", err)

@@ -29,8 +29,10 @@ func Status(s appserver.Search, path string) api.CodexStatus {
 			"%s names the codex binary, and it would still win over an installed copy", explicit)
 	case st.Installing:
 		st.InstallRefusal = model.Errorf(model.CodeFailedPrecondition, "wait for it to finish", "Codex is already being installed into %s", st.InstallDir)
-	case st.NPM == "":
-		st.InstallRefusal = model.Errorf(model.CodeFailedPrecondition, NPMHint, "npm was not found on PATH")
+	default:
+		if err := npmMissing(path); err != nil {
+			st.InstallRefusal = err
+		}
 	}
 	st.CanInstall = st.InstallRefusal == nil
 	return st
