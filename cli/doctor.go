@@ -14,8 +14,9 @@ import (
 	"github.com/codexhost/codexhost/runtime/config"
 )
 
-// doctorReport is what `codexhost doctor` found. OK is false when something needs fixing;
-// the command itself still succeeds (exit 0): it worked, whatever it found.
+// doctorReport is what `codexhost doctor` found. OK is false when something needs fixing,
+// and the command then exits 1 after printing the report (see doctorProblems), so that
+// scripts and CI can tell.
 type doctorReport struct {
 	Home   string       `json:"home"`
 	OK     bool         `json:"ok"`
@@ -64,10 +65,13 @@ func newDoctorCmd() *cobra.Command {
 			if asJSON {
 				enc := json.NewEncoder(w)
 				enc.SetEscapeHTML(false)
-				return enc.Encode(rep)
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else {
+				printDoctor(w, rep)
 			}
-			printDoctor(w, rep)
-			return nil
+			return doctorProblems(rep)
 		},
 	}
 	cmd.Flags().BoolVar(&fix, "fix", false, "migrate the legacy [supervisor] table of config.toml to [catalog] and [supervision]")
@@ -109,7 +113,7 @@ func runDoctor(home string, fix bool, getenv func(string) string, now time.Time)
 	}
 	rep.Config.OK = rep.Config.Error == nil
 
-	bin, lerr := appserver.Locate(codexBin, getenv)
+	bin, lerr := appserver.Locate(appserver.Search{Configured: codexBin, Getenv: getenv, Home: home, Dir: appserver.SearchDir(Version)})
 	rep.Codex = doctorCodex{OK: lerr == nil, Bin: bin, Error: model.AsError(lerr)}
 	rep.Store = checkStore(home, now)
 	rep.OK = rep.Config.OK && rep.Codex.OK && rep.Store.OK

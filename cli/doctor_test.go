@@ -55,8 +55,9 @@ func TestS003_22_DoctorFixMigratesTheLegacySupervisorConfig(t *testing.T) {
 	home := doctorHome(t)
 	path := filepath.Join(home, config.FileName)
 
+	// Problems found: the report on stdout, exit 1.
 	out, errOut, code := run(t, "doctor", "--json")
-	if code != 0 {
+	if code != 1 || errorCode(t, errOut) != model.CodeFailedPrecondition {
 		t.Fatalf("doctor: %d %s", code, errOut)
 	}
 	var rep doctorReport
@@ -72,7 +73,7 @@ func TestS003_22_DoctorFixMigratesTheLegacySupervisorConfig(t *testing.T) {
 		t.Fatal("doctor without --fix changed config.toml")
 	}
 	human, _, code := run(t, "doctor")
-	if code != 0 || !strings.Contains(human, "legacy [supervisor] table found") || !strings.Contains(human, "supervisor.endpoints -> catalog.codex_homes: merged (1 added, 1 already listed)") ||
+	if code != 1 || !strings.Contains(human, "legacy [supervisor] table found") || !strings.Contains(human, "supervisor.endpoints -> catalog.codex_homes: merged (1 added, 1 already listed)") ||
 		!strings.Contains(human, "codexhost doctor --fix") || !strings.HasSuffix(human, "problems found\n") {
 		t.Fatalf("doctor human output (%d):\n%s", code, human)
 	}

@@ -22,6 +22,7 @@ const (
 	ScopeLineage    = "lineage"
 	ScopeDialog     = "dialog"
 	ScopeInput      = "input"
+	ScopeSetup      = "setup"
 )
 
 // Actions lists every binding of km with pointers into km, so a caller may rebind through it.
@@ -48,6 +49,7 @@ func (km *KeyMap) Actions() []Action {
 		a(ScopeGlobal, "suspend", &g.Suspend),
 		a(ScopeGlobal, "zoom", &g.Zoom),
 		a(ScopeGlobal, "info", &g.Info),
+		a(ScopeGlobal, "setup", &g.Setup, "codex status", "doctor"),
 
 		a(ScopeThread, "archive", &t.Archive, "archive"),
 		a(ScopeThread, "send", &t.Send, "thread send"),
@@ -95,6 +97,9 @@ func (km *KeyMap) Actions() []Action {
 		a(ScopeInput, "prevField", &in.PrevField),
 		a(ScopeInput, "nextPick", &in.NextPick),
 		a(ScopeInput, "prevPick", &in.PrevPick),
+
+		a(ScopeSetup, "install", &km.Setup.Install, "codex install"),
+		a(ScopeSetup, "close", &km.Setup.Close),
 	}
 }
 
@@ -116,6 +121,7 @@ var navigation = map[string]bool{
 	// App-only: they call no runtime method.
 	"global.zoom": true, "global.info": true, "thread.copy": true, "thread.copyLink": true,
 	"transcript.search": true, "transcript.nextMatch": true, "transcript.prevMatch": true, "transcript.clearSearch": true,
+	"setup.close": true,
 }
 
 // activeTogether lists the scopes whose keys are live at the same moment; a key bound twice
@@ -130,4 +136,5 @@ var activeTogether = []struct {
 	{"the lineage pane", []string{ScopeGlobal, ScopeThread, ScopeList, ScopeLineage}, nil},
 	{"a dialog", []string{ScopeDialog}, []string{"global.forceQuit"}},
 	{"a form", []string{ScopeInput}, []string{"global.forceQuit"}},
+	{"the Codex setup panel", []string{ScopeSetup}, []string{"global.forceQuit", "global.quit", "list.up", "list.down", "list.pageUp", "list.pageDown"}},
 }

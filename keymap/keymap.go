@@ -22,6 +22,7 @@ type Global struct {
 	Suspend       key.Binding
 	Zoom          key.Binding // the focused pane takes the whole screen, and back
 	Info          key.Binding // the whole text of what is cut: status bar, selection, reasons
+	Setup         key.Binding // the Codex setup panel
 }
 
 // Thread keys act on the thread selected in the focused pane.
@@ -80,6 +81,12 @@ type Lineage struct {
 	Toggle   key.Binding
 }
 
+// Setup keys act in the Codex setup panel (shown when the App Server is unavailable).
+type Setup struct {
+	Install key.Binding
+	Close   key.Binding
+}
+
 // Dialog keys answer a yes/no question: only Confirm says yes.
 type Dialog struct {
 	Confirm key.Binding
@@ -107,6 +114,7 @@ type KeyMap struct {
 	Lineage    Lineage
 	Dialog     Dialog
 	Input      Input
+	Setup      Setup
 }
 
 func bind(help, desc string, keys ...string) key.Binding {
@@ -133,6 +141,7 @@ func Default() KeyMap {
 			Suspend:       bind("ctrl+z", "suspend", "ctrl+z"),
 			Zoom:          bind("z", "zoom pane", "z"),
 			Info:          bind("i", "show in full", "i"),
+			Setup:         bind("I", "Codex setup", "I"),
 		},
 		Thread: Thread{
 			Archive:  bind("a", "archive", "a"),
@@ -180,6 +189,10 @@ func Default() KeyMap {
 		Dialog: Dialog{
 			Confirm: bind("y", "yes", "y"),
 			Cancel:  bind("any other key", "no", "n", "esc"),
+		},
+		Setup: Setup{
+			Install: bind("i", "install Codex", "i"),
+			Close:   bind("esc", "close", "esc"),
 		},
 		Input: Input{
 			Submit:    bind("enter", "submit", "enter"),

@@ -13,7 +13,7 @@ import (
 func (h *Host) appServerStart(codexBin string, env []string, logName string) func(ctx context.Context) (*appserver.Client, error) {
 	lookup := envLookup(h.opts.Environ)
 	return func(ctx context.Context) (*appserver.Client, error) {
-		bin, err := appserver.Locate(codexBin, lookup)
+		bin, err := appserver.Locate(h.codexSearch(codexBin, lookup))
 		if err != nil {
 			return nil, err
 		}

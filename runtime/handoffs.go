@@ -142,7 +142,7 @@ func byCaller[P, R any](fn func(*handoff.Service, context.Context, api.Caller, P
 // environment (PATH, HOME, LANG and the Codex home the sandbox tool needs).
 func (h *Host) handoffTestEnv() (handoff.TestEnv, error) {
 	lookup := envLookup(h.opts.Environ)
-	bin, err := appserver.Locate(h.config().CodexBin, lookup)
+	bin, err := appserver.Locate(h.codexSearch(h.config().CodexBin, lookup))
 	if err != nil {
 		return handoff.TestEnv{}, err
 	}

@@ -32,6 +32,7 @@ func (h *Host) newRoutes() *route.Table {
 		h.node.Routes(),      // node.describe, node.invoke (runtime/nodeserve)
 		h.handoffRoutes(),    // handoff.*, task.*, skill.* (runtime/handoffs.go)
 		h.storeRoutes(),      // store.backup (runtime/backup.go)
+		h.codexSetupRoutes(), // codex.status, codex.install (runtime/codexsetup.go)
 	)
 }
 

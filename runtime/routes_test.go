@@ -87,6 +87,9 @@ func permissionTable() []permissionCase {
 		{api.MethodSkillRead, api.SkillReadParams{Skill: "none"}, notNode},
 		{api.MethodSkillBundle, api.SkillBundleParams{Skill: "none"}, notNode},
 		{api.MethodStoreBackup, api.StoreBackupParams{Path: "relative"}, []string{asOperator}},
+		{api.MethodCodexStatus, nil, []string{asOperator}},
+		// The host names a codex binary, so the operator's install is refused before npm runs.
+		{api.MethodCodexInstall, api.CodexInstallParams{}, []string{asOperator}},
 		{api.MethodNodeDescribe, nil, []string{asNode}},
 		{api.MethodNodeInvoke, api.NodeInvokeParams{Command: "no.such.command"}, []string{asNode}},
 	}

@@ -2,8 +2,14 @@
 # Installs the pinned official Codex CLI (which carries `codex app-server`) into an ignored
 # cache folder of the repository, once. Prints the path of the native codex binary.
 set -euo pipefail
-version="${CODEX_VERSION:-0.169.0}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
+# The pinned version has one home: the Go constant the runtime's locator uses too.
+pinned="$(sed -n 's/^const PinnedVersion = "\(.*\)"$/\1/p' "$root/runtime/appserver/pinned.go")"
+if [ -z "$pinned" ]; then
+  echo "install-codex: no PinnedVersion in runtime/appserver/pinned.go" >&2
+  exit 1
+fi
+version="${CODEX_VERSION:-$pinned}"
 cache="${CODEXHOST_CODEX_CACHE:-$root/.cache/codex}"
 dir="$cache/$version"
 stamp="$dir/.installed"

@@ -56,6 +56,7 @@ type App struct {
 	confirm  *confirmDialog
 	form     *formDialog
 	details  *detailDialog
+	setup    *setupPanel // the Codex setup panel (firstrun.go)
 	help     help.Model
 	showHelp bool
 	helpOff  int
@@ -100,6 +101,7 @@ func New(o Options) *App {
 	a.confirm = &confirmDialog{c: c}
 	a.form = &formDialog{c: c}
 	a.details = &detailDialog{c: c}
+	a.setup = &setupPanel{c: c}
 	a.help = help.New()
 	a.help.Styles.ShortKey, a.help.Styles.ShortDesc = st.HelpKey, st.HelpDesc
 	a.help.Styles.ShortSeparator, a.help.Styles.Ellipsis = st.Muted, st.Muted
@@ -108,7 +110,7 @@ func New(o Options) *App {
 }
 
 func (a *App) Init() tea.Cmd {
-	cmds := []tea.Cmd{a.readClientEvents(true)}
+	cmds := []tea.Cmd{a.readClientEvents(true), a.setup.check()}
 	for _, p := range a.panes {
 		cmds = append(cmds, p.Init())
 	}
@@ -188,6 +190,9 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 		return cmd
 	}
+	if a.setup.open {
+		return a.setupKey(k)
+	}
 	if a.viewerKey(k) {
 		return nil
 	}
@@ -222,6 +227,9 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		return a.refreshKey()
 	case key.Matches(k, km.Global.Suspend):
 		return tea.Suspend
+	case key.Matches(k, km.Global.Setup):
+		a.setup.show(false)
+		return a.setup.check()
 	default:
 		return a.actionKey(k, p)
 	}
@@ -255,6 +263,8 @@ func (a *App) View() string {
 		body = a.overlay(body, a.form.View(a.w-4))
 	case a.details.open:
 		body = a.overlay(body, a.details.View(a.w-4, bodyH))
+	case a.setup.open:
+		body = a.overlay(body, a.setup.View(a.w-4, bodyH))
 	}
 	a.status.running, a.status.zoomed = a.fleet.active, a.zoomed
 	body = append(body, a.status.View(a.w), a.footer())
@@ -271,6 +281,8 @@ func (a *App) footer() string {
 		b = a.form.ShortHelp()
 	case a.details.open:
 		b = a.details.ShortHelp()
+	case a.setup.open:
+		b = a.setup.ShortHelp()
 	case a.showHelp:
 		closeKey := km.Global.Help
 		closeKey.SetHelp("any key", "close help")

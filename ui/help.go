@@ -32,6 +32,7 @@ var scopeTitles = map[string]string{
 	keymap.ScopeLineage:    "Lineage",
 	keymap.ScopeDialog:     "Yes/no dialogs",
 	keymap.ScopeInput:      "Forms and search",
+	keymap.ScopeSetup:      "Codex setup",
 }
 
 // helpLines is the full help, built from the keymap so that rebound keys show as bound.

@@ -12,7 +12,7 @@ func TestViewKeysShowInHelpRebindAndApplyInTheFooter(t *testing.T) {
 	rt := newFake()
 	fleetFixture(rt)
 	km := keymap.Default()
-	if err := keymap.Apply(&km, map[string]any{"global.zoom": "Z", "global.info": "I", "thread.copy": "c", "fleet.continue": "C"}); err != nil {
+	if err := keymap.Apply(&km, map[string]any{"global.zoom": "Z", "global.info": "f9", "thread.copy": "c", "fleet.continue": "C"}); err != nil {
 		t.Fatal(err)
 	}
 	a := newTestApp(t, rt, 200, 50, func(o *Options) { o.Keys = km })
@@ -21,7 +21,7 @@ func TestViewKeysShowInHelpRebindAndApplyInTheFooter(t *testing.T) {
 	for _, want := range []string{"zoom pane", "show in full", "copy id", "copy link", "search text", "next match", "previous match"} {
 		mustContain(t, help, want)
 	}
-	mustContain(t, help, "Z          zoom pane", "I          show in full")
+	mustContain(t, help, "Z          zoom pane", "f9         show in full")
 	a.press(a.km.Global.Help)
 
 	a.send(keymap.MustMsg("z"))
@@ -33,7 +33,7 @@ func TestViewKeysShowInHelpRebindAndApplyInTheFooter(t *testing.T) {
 		t.Fatal("the rebound zoom key does nothing")
 	}
 	a.send(keymap.MustMsg("Z"))
-	a.send(keymap.MustMsg("I"))
+	a.send(keymap.MustMsg("f9"))
 	if !a.details.open {
 		t.Fatal("the rebound info key does nothing")
 	}

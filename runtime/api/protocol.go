@@ -261,6 +261,8 @@ type Event struct {
 	Request json.RawMessage `json:"request,omitempty"`
 	// Catalog is one host's page of a catalog.sessions call that asked for progress.
 	Catalog *CatalogHostSessions `json:"catalog,omitempty"`
+	// Install is a line of npm's output of a codex.install call that asked for progress.
+	Install *CodexInstallProgress `json:"install,omitempty"`
 }
 
 // Event types.

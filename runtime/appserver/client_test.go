@@ -287,20 +287,20 @@ func TestLocateOrder(t *testing.T) {
 			return ""
 		}
 	}
-	if got, _ := Locate(configured, env(fromEnv)); got != configured {
+	if got, _ := Locate(Search{Configured: configured, Getenv: env(fromEnv)}); got != configured {
 		t.Fatalf("config should win, got %s", got)
 	}
-	if got, _ := Locate("", env(fromEnv)); got != fromEnv {
+	if got, _ := Locate(Search{Getenv: env(fromEnv)}); got != fromEnv {
 		t.Fatalf("env should come second, got %s", got)
 	}
-	if got, _ := Locate("", env("")); got != pathDir+"/codex" {
+	if got, _ := Locate(Search{Getenv: env("")}); got != pathDir+"/codex" {
 		t.Fatalf("PATH should come last, got %s", got)
 	}
-	if _, err := Locate(dir+"/missing", env("")); !model.IsCode(err, model.CodeAppServerUnavailable) {
+	if _, err := Locate(Search{Configured: dir + "/missing", Getenv: env("")}); !model.IsCode(err, model.CodeAppServerUnavailable) {
 		t.Fatalf("a configured path that does not exist must fail, got %v", err)
 	}
 	t.Setenv("PATH", t.TempDir())
-	if _, err := Locate("", env("")); err == nil || !strings.Contains(model.AsError(err).Hint, "CODEXHOST_CODEX_BIN") {
+	if _, err := Locate(Search{Getenv: env("")}); err == nil || !strings.Contains(model.AsError(err).Hint, "CODEXHOST_CODEX_BIN") {
 		t.Fatalf("missing codex must name the fix, got %v", err)
 	}
 }
@@ -323,7 +323,7 @@ func TestLocatePrefersNativeBinaryOverNpmWrapper(t *testing.T) {
 	if err := os.Symlink("../@openai/codex/bin/codex.js", nm+"/.bin/codex"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Locate(nm+"/.bin/codex", func(string) string { return "" })
+	got, err := Locate(Search{Configured: nm + "/.bin/codex"})
 	if err != nil || got != native {
 		t.Fatalf("want native %s, got %s (%v)", native, got, err)
 	}

@@ -10,17 +10,39 @@ import (
 	"github.com/codexhost/codexhost/model"
 )
 
-// PinnedVersion is the @openai/codex release codexhost is built and tested against.
-const PinnedVersion = "0.169.0"
-
 const locateHint = "install it with `npm install -g @openai/codex@" + PinnedVersion + "`, set CODEXHOST_CODEX_BIN to the codex binary, or set codex_bin in config.toml"
 
-// Locate finds the codex binary: the configured path, then CODEXHOST_CODEX_BIN, then PATH.
-// When it finds the npm wrapper it returns the native binary the wrapper would spawn, which
-// starts faster and dies with its pipes.
-func Locate(configured string, getenv func(string) string) (string, error) {
+// Search is where Locate looks for the codex binary.
+type Search struct {
+	Configured string              // config.toml codex_bin
+	Getenv     func(string) string // the runtime's environment (CODEXHOST_CODEX_BIN, CODEXHOST_CODEX_CACHE)
+	Home       string              // the codexhost home, whose codex/<PinnedVersion> copy is looked at
+	// Dir is the working directory; a development build looks at the copy `make test`
+	// installs into the checkout holding it (see checkoutCopy). Empty skips that copy.
+	Dir string
+}
+
+// Locate finds the codex binary, in this order:
+//
+//  1. config.toml codex_bin, then CODEXHOST_CODEX_BIN: named explicitly, so a path that is
+//     not an executable file is an error rather than a reason to look further;
+//  2. the pinned copy installed into the home (HomeInstallDir), by the terminal app or by
+//     the npm command the fix names;
+//  3. the pinned copy `make test` installs into the checkout (.cache/codex/<PinnedVersion>)
+//     when s.Dir lies in this project's checkout;
+//  4. `codex` on PATH.
+//
+// The pinned copies come before PATH: they are the version codexhost is tested against,
+// installed for it, while a codex on PATH may be any release. When it finds the npm wrapper
+// it returns the native binary the wrapper would spawn, which starts faster and dies with
+// its pipes.
+func Locate(s Search) (string, error) {
+	getenv := s.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
 	candidates := []struct{ from, path string }{
-		{"config.toml codex_bin", configured},
+		{"config.toml codex_bin", s.Configured},
 		{"CODEXHOST_CODEX_BIN", getenv("CODEXHOST_CODEX_BIN")},
 	}
 	for _, c := range candidates {
@@ -28,14 +50,38 @@ func Locate(configured string, getenv func(string) string) (string, error) {
 			continue
 		}
 		if !isExecutable(c.path) {
-			return "", model.Errorf(model.CodeAppServerUnavailable, locateHint, "%s points to %q, which is not an executable file", c.from, c.path)
+			return "", model.Errorf(model.CodeAppServerUnavailable, FixHint(s.Home), "%s points to %q, which is not an executable file", c.from, c.path)
 		}
 		return preferNative(c.path), nil
 	}
-	if p, err := exec.LookPath("codex"); err == nil {
+	if bin, ok := FindPinnedCopy(HomeInstallDir(s.Home)); ok {
+		return bin, nil
+	}
+	if bin, ok := FindPinnedCopy(checkoutCopy(s.Dir, getenv)); ok {
+		return bin, nil
+	}
+	if p, ok := lookPath(getenv("PATH")); ok {
 		return preferNative(p), nil
 	}
-	return "", model.Errorf(model.CodeAppServerUnavailable, locateHint, "the codex binary was not found (config.toml codex_bin, CODEXHOST_CODEX_BIN and PATH were searched)")
+	return "", model.Errorf(model.CodeAppServerUnavailable, FixHint(s.Home), "%s", notFoundMessage(s, getenv))
+}
+
+// lookPath finds codex on path, the runtime's PATH (the process's when it has none). Relative
+// entries are skipped: they would run whatever the working directory holds.
+func lookPath(path string) (string, bool) {
+	if path == "" {
+		p, err := exec.LookPath("codex")
+		return p, err == nil && filepath.IsAbs(p)
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		if p := filepath.Join(dir, "codex"); isExecutable(p) {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 func isExecutable(p string) bool {

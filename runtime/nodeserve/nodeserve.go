@@ -238,7 +238,7 @@ func (h *Server) sessionResume(ctx context.Context, p api.NodeSessionResumeParam
 // runExecResume runs `codex exec resume <thread> -` in the thread's directory (the node's
 // home directory when it is gone) and reads the final message from a 0600 file.
 func (h *Server) runExecResume(ctx context.Context, id model.ThreadID, cwd, prompt string, env []string) (string, error) {
-	bin, err := appserver.Locate(h.opts.Config().CodexBin, h.opts.Lookup)
+	bin, err := appserver.Locate(appserver.Search{Configured: h.opts.Config().CodexBin, Getenv: h.opts.Lookup, Home: h.opts.Home, Dir: appserver.SearchDir(h.opts.Version)})
 	if err != nil {
 		return "", nodeError(err)
 	}

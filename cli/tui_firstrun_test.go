@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/codexhost/codexhost/internal/codexfixture"
+	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/keymap"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/themes"
+	"github.com/codexhost/codexhost/ui"
+)
+
+// withoutCodex is a runtime environment with no codex anywhere: CODEXHOST_CODEX_BIN unset,
+// none on PATH (which holds npmDir), an empty checkout cache; the Codex home is codexHome.
+func withoutCodex(t *testing.T, codexHome, npmDir string) []string {
+	t.Helper()
+	env := []string{"CODEXHOST_CODEX_CACHE=" + t.TempDir()}
+	for _, kv := range codextest.Env(codexHome) {
+		if !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "PATH="+npmDir+":/usr/bin:/bin")
+}
+
+// The first run, as a person meets it at 80×24: a runtime without codex, the app attached to
+// it. The setup panel opens by itself with the cause and the fix; i installs the pinned
+// package with npm (a fake npm that links the real pinned binary where npm would put it), its
+// lines show, and the fleet then lists the Codex home's stored session: no restart.
+func TestTerminalAppInstallsCodexAndListsSessionsWithoutARestart(t *testing.T) {
+	t.Parallel()
+	bin := codextest.CodexBin(t)
+	fake := fakemodel.Start(t)
+	codexHome := codextest.NewHome(t, fake.URL())
+	codexfixture.StoredThread(t, codexHome, "", "a session from before the install")
+	npm := codextest.NewFakeNPM(t, bin, false)
+	home, _ := appHomeWith(t, withoutCodex(t, codexHome, npm.Dir))
+
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+	s, err := openOperator(ctx, home, operatorCommand{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	events, err := s.subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	km := keymap.Default()
+	const grace = 200 * time.Millisecond
+	app := ui.New(ui.Options{Context: ctx, Runtime: s, Keys: km, Styles: themes.New(r, themes.Dark()),
+		Profile: termenv.Ascii, Endpoint: s.endpoint(), Client: s.clientName(), Cwd: t.TempDir(), Timeout: 20 * time.Second,
+		Location: time.UTC, Grace: grace})
+	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(80, 24))
+	go func() {
+		for ev := range events {
+			tm.Send(ui.EventMsg(ev))
+		}
+	}()
+	d := &appDriver{t: t, tm: tm, app: app}
+
+	d.waitFor("Codex is not available", "Cause", "the codex binary was not found", "Install from here")
+	time.Sleep(2 * grace) // the panel opened by itself ignores keys for the grace
+	d.press(km.Setup.Install)
+	d.waitFor("npm http fetch GET 200")
+	d.waitFor("Codex "+appserver.PinnedVersion+" installed in", "a session from before the install")
+	if _, err := os.Stat(appserver.HomeInstallDir(home)); err != nil {
+		t.Fatalf("nothing in the home's install folder: %v", err)
+	}
+	var st api.CodexStatus
+	if err := s.Call(ctx, api.MethodCodexStatus, nil, &st); err != nil || !st.Available || !strings.HasPrefix(st.Bin, "/") {
+		t.Fatalf("status after the install: %+v %v", st, err)
+	}
+	tm.Send(keymap.MustMsg(km.Global.Quit.Keys()[0]))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
+
+// `codexhost codex status` says the same as the panel, and `codex install` refuses when an
+// explicit binary would win over the installed copy.
+func TestCodexCommandsMirrorThePanel(t *testing.T) {
+	t.Parallel()
+	npm := codextest.NewFakeNPM(t, "/bin/true", false)
+	home, _ := appHomeWith(t, withoutCodex(t, t.TempDir(), npm.Dir))
+	out, errOut, code := run(t, "codex", "status")
+	if code != 0 || !strings.Contains(out, "codex   not available") || !strings.Contains(out, "hint: "+appserver.FixHint(home)) ||
+		!strings.Contains(out, "`codexhost codex install` puts @openai/codex@"+appserver.PinnedVersion) {
+		t.Fatalf("codex status (%d):\n%s%s", code, out, errOut)
+	}
+
+	appHome(t) // a second home, whose runtime has CODEXHOST_CODEX_BIN=/nonexistent/codex
+	_, errOut, code = run(t, "codex", "install")
+	if code != 1 || !strings.Contains(errOut, "CODEXHOST_CODEX_BIN names the codex binary") {
+		t.Fatalf("codex install with an explicit binary (%d): %s", code, errOut)
+	}
+}
