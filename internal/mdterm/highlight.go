@@ -183,8 +183,12 @@ func (lx *lexicon) scan(s string, i int, r, prev rune) (int, tokenClass, bool) {
 	}
 	if unicode.IsDigit(r) && !isIdentPart(prev) {
 		j := 0
-		for j < len(rest) && (isIdentPart(rune(rest[j])) || rest[j] == '.') {
-			j++
+		for j < len(rest) {
+			c, size := utf8.DecodeRuneInString(rest[j:])
+			if !isIdentPart(c) && c != '.' {
+				break
+			}
+			j += size
 		}
 		return i + j, tokNumber, true
 	}

@@ -192,8 +192,9 @@ func cut(l line, width int) []line {
 }
 
 // clean makes text safe to print: control characters (an escape sequence in a message
-// would drive the terminal) show as U+FFFD, tabs as spaces.
+// would drive the terminal) and invalid UTF-8 show as U+FFFD, tabs as spaces.
 func clean(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' }) {
 		return s
 	}
