@@ -111,7 +111,7 @@ func TestDarkLookEmitsColourAndPlainLookNone(t *testing.T) {
 		t.Errorf("light look is not its own: %q", light)
 	}
 	for name, out := range map[string][]string{
-		"notty":             Render(src, 40, "notty", termenv.ANSI256),
+		"notty":            Render(src, 40, "notty", termenv.ANSI256),
 		"dark without tty": Render(src, 40, "dark", termenv.Ascii),
 	} {
 		if s := strings.Join(out, "\n"); strings.Contains(s, "\x1b") {
