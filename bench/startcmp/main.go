@@ -95,7 +95,7 @@ func initClock(trace []byte) float64 {
 	sc := bufio.NewScanner(bytes.NewReader(trace))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) >= 6 && f[0] == "init" && f[5] == "clock," {
+		if len(f) >= 7 && f[0] == "init" && f[6] == "clock," {
 			if v, err := strconv.ParseFloat(f[4], 64); err == nil {
 				total += v
 			}

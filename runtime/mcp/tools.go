@@ -73,6 +73,16 @@ func Definitions() []Definition { return definitions() }
 // millisecond, which every command of the binary would otherwise pay at start.
 var definitions = sync.OnceValue(func() []Definition { return mustDefinitions(toolTable...) })
 
+// ToolNames is every tool's name in tools/list order; it builds no validator, so a help text
+// can name the tools for nothing.
+func ToolNames() []string {
+	names := make([]string, len(toolTable))
+	for i, d := range toolTable {
+		names[i] = d.Name
+	}
+	return names
+}
+
 var toolTable = append([]Definition{
 	handoffCreateTool(),
 	tool("codex.task_start", "Start the local Codex runner on a handoff (pass handoffId from handoff.create; the runner prompt is built from the stored handoff), or on the legacy direct fields task with projectPath or workspace (read and write at medium risk). The task runs as a native Codex thread in the approved project root with the sandbox derived from the handoff's operations; a high-risk handoff waits as awaitingConfirmation until the operator confirms it. Returns at once: poll codex.status, then read codex.result.",
