@@ -4,12 +4,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	gast "github.com/yuin/goldmark/ast"
 	east "github.com/yuin/goldmark/extension/ast"
 )
-
-func ansiHardwrap(s string, width int) string { return ansi.Hardwrap(s, width, true) }
 
 // heading draws # marks (levels 2 and up, and every level in the plain look); a first-level
 // heading in colour is a bar of its own background.

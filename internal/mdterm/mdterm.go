@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 	gast "github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -27,7 +28,7 @@ func Render(src string, width int, lookName string, profile termenv.Profile) []s
 	for _, l := range lines {
 		// Only a width too narrow for a block's own indent gets here.
 		if textWidth(l) > width {
-			out = append(out, strings.Split(hardwrap(l, width), "\n")...)
+			out = append(out, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
 			continue
 		}
 		out = append(out, l)
@@ -121,9 +122,4 @@ func (r *renderer) block(n gast.Node, width int) []line {
 		}
 		return nil
 	}
-}
-
-// hardwrap cuts a printed line at width cells, keeping its escape sequences.
-func hardwrap(s string, width int) string {
-	return ansiHardwrap(s, width)
 }
