@@ -74,19 +74,23 @@ type token struct {
 
 // highlight splits code into lines of styled frags. An unknown language is one colour.
 func (r *renderer) highlight(code, lang string) []line {
-	lang = strings.ToLower(strings.TrimSpace(lang))
-	var toks []token
-	switch lx := lexicons()[lang]; {
-	case r.lk.plain:
-		toks = []token{{tokPlain, code}}
-	case lang == "diff" || lang == "patch":
-		toks = diffTokens(code)
-	case lx != nil:
-		toks = lx.tokens(code)
-	default:
+	toks, known := tokensOf(code, lang)
+	if r.lk.plain || !known {
 		return r.splitLines([]token{{tokPlain, code}}, func(tokenClass) style { return r.lk.codeBlock })
 	}
 	return r.splitLines(toks, func(c tokenClass) style { return r.lk.tokens[c] })
+}
+
+// tokensOf scans code of lang, or reports that the language is not known.
+func tokensOf(code, lang string) ([]token, bool) {
+	lang = strings.ToLower(strings.TrimSpace(lang))
+	if lang == "diff" || lang == "patch" {
+		return diffTokens(code), true
+	}
+	if lx := lexicons()[lang]; lx != nil {
+		return lx.tokens(code), true
+	}
+	return nil, false
 }
 
 func (r *renderer) splitLines(toks []token, st func(tokenClass) style) []line {
@@ -218,6 +222,8 @@ func (lx *lexicon) classify(w, after string) tokenClass {
 		return tokType
 	case lx.literals[w]:
 		return tokLiteral
+	case strings.HasPrefix(after, "(") && !lx.yamlKeys:
+		return tokFunction
 	}
 	return tokPlain
 }

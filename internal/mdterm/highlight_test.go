@@ -1,23 +1,21 @@
 package mdterm
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/muesli/termenv"
 )
 
-// classes is each token of code in lang with its class, empty plain tokens left out.
+// classes is each token of code in lang with its class; a text seen twice keeps a class
+// other than plain.
 func classes(code, lang string) map[string]tokenClass {
-	r := &renderer{lk: darkLook(), p: newPainter(termenv.ANSI256, false)}
+	toks, _ := tokensOf(code, lang)
 	out := map[string]tokenClass{}
-	for _, l := range r.highlight(code, lang) {
-		for _, f := range l {
-			for c, st := range r.lk.tokens {
-				if st == f.st && f.text != "" {
-					if _, seen := out[f.text]; !seen || tokenClass(c) != tokPlain {
-						out[f.text] = tokenClass(c)
-					}
-				}
+	for _, t := range toks {
+		for _, text := range strings.Split(t.text, "\n") {
+			if c, seen := out[text]; text != "" && (!seen || c == tokPlain) {
+				out[text] = t.class
 			}
 		}
 	}
@@ -31,7 +29,7 @@ func TestHighlighterClassesByLanguage(t *testing.T) {
 	}{
 		{"go", "func f() string { return \"s\" + `raw\nline` } // done\n/* block\ncomment */ x := 0x1F",
 			map[string]tokenClass{"func": tokKeyword, "string": tokType, "return": tokKeyword, `"s"`: tokString,
-				"`raw": tokString, "line`": tokString, "// done": tokComment, "/* block": tokComment, "comment */": tokComment, "0x1F": tokNumber}},
+				"`raw": tokString, "line`": tokString, "// done": tokComment, "/* block": tokComment, "comment */": tokComment, "0x1F": tokNumber, "f": tokFunction}},
 		{"python", "def f(x):\n    '''doc'''\n    return None  # note", map[string]tokenClass{
 			"def": tokKeyword, "'''doc'''": tokString, "None": tokLiteral, "# note": tokComment}},
 		{"ts", "const x: number = 42; // c", map[string]tokenClass{"const": tokKeyword, "number": tokType, "42": tokNumber, "// c": tokComment}},

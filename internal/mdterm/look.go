@@ -24,6 +24,7 @@ const (
 	tokKeyword
 	tokType
 	tokLiteral // true, false, nil, None…
+	tokFunction
 	tokInserted
 	tokDeleted
 	tokHeader // diff headers and hunks
@@ -71,7 +72,7 @@ func darkLook() look {
 	l.tokens = [tokClassCount]style{
 		tokPlain: {fg: "#C4C4C4"}, tokComment: {fg: "#676767"}, tokString: {fg: "#C69669"},
 		tokNumber: {fg: "#6EEFC0"}, tokKeyword: {fg: "#00AAFF"}, tokType: {fg: "#6E6ED8"},
-		tokLiteral: {fg: "#FF8EC7"}, tokInserted: {fg: "#00D787"}, tokDeleted: {fg: "#FD5B5B"},
+		tokLiteral: {fg: "#FF8EC7"}, tokFunction: {fg: "#00D787"}, tokInserted: {fg: "#00D787"}, tokDeleted: {fg: "#FD5B5B"},
 		tokHeader: {fg: "#777777", bold: true},
 	}
 	return l
@@ -92,7 +93,7 @@ func lightLook() look {
 	l.tokens = [tokClassCount]style{
 		tokPlain: {fg: "#2A2A2A"}, tokComment: {fg: "#8D8D8D"}, tokString: {fg: "#7E5B38"},
 		tokNumber: {fg: "#22CCAE"}, tokKeyword: {fg: "#279EFC"}, tokType: {fg: "#7049C2"},
-		tokLiteral: {fg: "#FB406F"}, tokInserted: {fg: "#00D787"}, tokDeleted: {fg: "#FD5B5B"},
+		tokLiteral: {fg: "#FB406F"}, tokFunction: {fg: "#019F57"}, tokInserted: {fg: "#00D787"}, tokDeleted: {fg: "#FD5B5B"},
 		tokHeader: {fg: "#777777", bold: true},
 	}
 	return l
