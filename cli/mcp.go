@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -51,14 +52,7 @@ func newMCPCmd() *cobra.Command {
 }
 
 func mcpToolNames() string {
-	var s string
-	for i, d := range mcp.Definitions() {
-		if i > 0 {
-			s += ", "
-		}
-		s += d.Name
-	}
-	return s
+	return strings.Join(mcp.ToolNames(), ", ")
 }
 
 // mcpLog is where the server logs: never stdout, which carries the protocol.

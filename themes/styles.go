@@ -21,7 +21,7 @@ type Glyphs struct {
 // Styles is every style of the app, built once from a renderer and a palette.
 type Styles struct {
 	NoColor  bool
-	Markdown string // glamour standard style for assistant text: dark, light or notty
+	Markdown string // look of assistant text (internal/mdterm): dark, light or notty
 	G        Glyphs
 
 	Text, Muted, Accent, OK, Warn, Danger lipgloss.Style

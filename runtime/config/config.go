@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -185,10 +186,12 @@ type Config struct {
 	Markers Markers `toml:"markers,omitempty"`
 }
 
-var namePattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
+// The patterns are compiled on first use: a bounded repeat compiles into a long program,
+// which every command of the binary would otherwise pay for at start.
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`) })
 
 // ValidName reports whether s can name a harness or a client.
-func ValidName(s string) bool { return namePattern.MatchString(s) }
+func ValidName(s string) bool { return namePattern().MatchString(s) }
 
 // Load reads home/config.toml; a missing file is an empty config.
 func Load(home string) (*Config, error) {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/codexhost/codexhost/model"
 )
@@ -58,8 +59,8 @@ const (
 )
 
 var (
-	envKeyPattern    = regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,127}$`)
-	workspacePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	envKeyPattern    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,127}$`) })
+	workspacePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 )
 
 func (c *Config) validateHandoff() error {
@@ -73,7 +74,7 @@ func (c *Config) validateHandoff() error {
 		}
 	}
 	for name, p := range hc.Workspaces {
-		if !workspacePattern.MatchString(name) {
+		if !workspacePattern().MatchString(name) {
 			return model.Errorf(model.CodeInvalidArgument, "name workspaces with letters, digits, . _ - (at most 64)", "config: invalid workspace name %q in handoff.workspaces", name)
 		}
 		if !absPath(p) {
@@ -111,7 +112,7 @@ func validateProvider(name string, p HandoffProvider) error {
 			return model.Errorf(model.CodeInvalidArgument, "give base_url as http(s)://host[:port]/path without credentials", "config: %s.base_url is not a usable URL", key)
 		}
 	}
-	if p.EnvKey != "" && !envKeyPattern.MatchString(p.EnvKey) {
+	if p.EnvKey != "" && !envKeyPattern().MatchString(p.EnvKey) {
 		return model.Errorf(model.CodeInvalidArgument, "env_key is the NAME of an environment variable (A-Z, 0-9, _), never the key itself", "config: %s.env_key is not a variable name", key)
 	}
 	if len(p.Model) > MaxHandoffModelLen || strings.ContainsAny(p.Model, "\x00\n") {

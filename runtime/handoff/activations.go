@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,7 +24,7 @@ type SkillActivationRecord struct {
 	At     time.Time `json:"at"`
 }
 
-var activationIDPattern = regexp.MustCompile(`^act_[0-9a-f-]{36}$`)
+var activationIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^act_[0-9a-f-]{36}$`) })
 
 func (f Files) activationsPath() string { return filepath.Join(f.Home, "skills", "activations.jsonl") }
 
@@ -83,7 +84,7 @@ func (s *Service) activations() ([]SkillActivationRecord, error) {
 // activation finds the activation id for the skill whose SKILL.md is file; ok is false when
 // the id is unknown or belongs to another skill.
 func (s *Service) activation(id, file string) (SkillActivationRecord, bool) {
-	if !activationIDPattern.MatchString(id) {
+	if !activationIDPattern().MatchString(id) {
 		return SkillActivationRecord{}, false
 	}
 	all, err := s.activations()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/codexhost/codexhost/internal/atomicfile"
@@ -18,10 +19,10 @@ import (
 // append-only trace. None of it goes into store records.
 type Files struct{ Home string }
 
-var handoffIDPattern = regexp.MustCompile(`^handoff_[0-9a-f-]{36}$`)
+var handoffIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^handoff_[0-9a-f-]{36}$`) })
 
 // ValidHandoffID reports whether id has the form of a handoff id, so that it can name a file.
-func ValidHandoffID(id string) bool { return handoffIDPattern.MatchString(id) }
+func ValidHandoffID(id string) bool { return handoffIDPattern().MatchString(id) }
 
 func (f Files) handoffDir() string { return filepath.Join(f.Home, "handoffs") }
 

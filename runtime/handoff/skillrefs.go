@@ -3,6 +3,7 @@ package handoff
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // SkillReference is a file a SKILL.md points at, as written. Linked references (markdown
@@ -14,9 +15,9 @@ type SkillReference struct {
 }
 
 var (
-	inlineLink = regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+["'(][^)]*)?\)`)
-	linkDef    = regexp.MustCompile(`(?m)^[ \t]{0,3}\[[^\]]+\]:[ \t]*<?([^\s>]+)>?`)
-	codeSpan   = regexp.MustCompile("`([^`\\s]+)`")
+	inlineLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\]\(\s*<?([^)\s>]+)>?(?:\s+["'(][^)]*)?\)`) })
+	linkDef    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]{0,3}\[[^\]]+\]:[ \t]*<?([^\s>]+)>?`) })
+	codeSpan   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`\\s]+)`") })
 )
 
 // maxSkillReferences bounds how many references one SKILL.md yields, whatever it holds.
@@ -38,9 +39,9 @@ func ParseSkillReferences(md string) []SkillReference {
 			}
 		}
 	}
-	collect(inlineLink, true)
-	collect(linkDef, true)
-	collect(codeSpan, false)
+	collect(inlineLink(), true)
+	collect(linkDef(), true)
+	collect(codeSpan(), false)
 	// Stable order of appearance; a path seen as a link stays a link.
 	for i := 1; i < len(hits); i++ {
 		for j := i; j > 0 && hits[j].at < hits[j-1].at; j-- {

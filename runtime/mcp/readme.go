@@ -15,7 +15,7 @@ const (
 func ToolsMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| tool | alias | read-only | arguments |\n| --- | --- | --- | --- |\n")
-	for _, d := range definitions {
+	for _, d := range definitions() {
 		alias := d.Alias
 		if alias == "" {
 			alias = "—"

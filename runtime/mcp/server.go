@@ -37,7 +37,7 @@ func NewServer(opts Options) *sdk.Server {
 		Logger:       opts.Logger,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
-	for _, d := range definitions {
+	for _, d := range definitions() {
 		for _, name := range d.Names() {
 			s.AddTool(d.tool(name), handler(d, opts))
 		}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -66,9 +67,23 @@ const (
 )
 
 // Definitions is the one table of codexhost's MCP tools, in the order tools/list shows them.
-func Definitions() []Definition { return definitions }
+func Definitions() []Definition { return definitions() }
 
-var definitions = mustDefinitions(append([]Definition{
+// definitions checks the table and builds its validators on first use: that costs about a
+// millisecond, which every command of the binary would otherwise pay at start.
+var definitions = sync.OnceValue(func() []Definition { return mustDefinitions(toolTable...) })
+
+// ToolNames is every tool's name in tools/list order; it builds no validator, so a help text
+// can name the tools for nothing.
+func ToolNames() []string {
+	names := make([]string, len(toolTable))
+	for i, d := range toolTable {
+		names[i] = d.Name
+	}
+	return names
+}
+
+var toolTable = append([]Definition{
 	handoffCreateTool(),
 	tool("codex.task_start", "Start the local Codex runner on a handoff (pass handoffId from handoff.create; the runner prompt is built from the stored handoff), or on the legacy direct fields task with projectPath or workspace (read and write at medium risk). The task runs as a native Codex thread in the approved project root with the sandbox derived from the handoff's operations; a high-risk handoff waits as awaitingConfirmation until the operator confirms it. Returns at once: poll codex.status, then read codex.result.",
 		false, false,
@@ -129,7 +144,7 @@ var definitions = mustDefinitions(append([]Definition{
 		func(ctx context.Context, rt Runtime, a api.SkillBundleParams) (any, error) {
 			return call[api.SkillBundleResult](ctx, rt, api.MethodSkillBundle, a)
 		}),
-}, compatTools()...)...)
+}, compatTools()...)
 
 func handoffCreateTool() Definition {
 	return tool("handoff.create", "Validate and persist a handoff: a task package for the local Codex runner (goal, project inside an allowed root, constraints, allowed operations, risk, tests, expected artifacts). Nothing runs: pass the returned handoffId to codex.task_start. With skillTask the approved local skills are routed into skillContext and the handoff records whether each was read (skill.read).",
