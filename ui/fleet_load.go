@@ -386,6 +386,8 @@ func (f *fleetPane) onEvent(ev api.Event) tea.Cmd {
 		}
 	}
 	if found {
+		// The running count and any status filter follow the new state.
+		f.relayout()
 		return nil
 	}
 	// A thread the fleet has not seen: most likely a new delegation.
