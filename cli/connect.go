@@ -45,6 +45,7 @@ type clientFlags struct {
 func (f *clientFlags) register(cmd *cobra.Command) {
 	cmd.PersistentFlags().StringVar(&f.clientToken, "client-token", "", "client token for the external listener (or "+envClientToken+")")
 	cmd.PersistentFlags().StringVar(&f.endpoint, "endpoint", "", "runtime endpoint for --client-token (or "+envEndpoint+"; default: the home's socket)")
+	markJSONErrors(cmd)
 }
 
 // connectAgent opens the runtime connection of an agent-facing command. Host parameters, when

@@ -35,8 +35,14 @@ func operatorHome(t *testing.T, codexBin, codexHome string) string {
 	return home
 }
 
+// errorCode is the code of the error on stderr, printed as the JSON envelope or as the text
+// people get (`error: CODE: message`).
 func errorCode(t *testing.T, stderr string) model.Code {
 	t.Helper()
+	if rest, ok := strings.CutPrefix(stderr, "error: "); ok {
+		code, _, _ := strings.Cut(rest, ":")
+		return model.Code(code)
+	}
 	var env struct {
 		Error model.Error `json:"error"`
 	}
