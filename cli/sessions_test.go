@@ -103,7 +103,7 @@ func TestS003_01_SessionsUsesTheLocalOperatorClientAndAnEmbeddedRuntime(t *testi
 	}
 
 	human, _, code := run(t, "sessions", "--limit", "1")
-	if code != 0 || !strings.Contains(human, "gateway:local  1 session(s)") || !strings.Contains(human, id) || !strings.Contains(human, "--cursor cc1.") {
+	if code != 0 || !strings.Contains(human, "gateway:local  1 session") || !strings.Contains(human, id) || !strings.Contains(human, "--cursor cc1.") {
 		t.Fatalf("human output (%d):\n%s", code, human)
 	}
 	// A cursor printed by one command works in the next, which runs another runtime.

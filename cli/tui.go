@@ -29,7 +29,7 @@ type tuiFlags struct {
 
 func (f *tuiFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.theme, "theme", themes.Auto, "colour theme of the terminal app: auto (follows the terminal's background), dark, light or high-contrast")
-	cmd.Flags().BoolVar(&f.noColor, "no-color", false, "no colours in the terminal app (also NO_COLOR or CODEXHOST_NO_COLOR)")
+	cmd.PersistentFlags().BoolVar(&f.noColor, "no-color", false, "no colours in the terminal app and the tables (also NO_COLOR or CODEXHOST_NO_COLOR)")
 }
 
 // runTUI starts the terminal app on the home's runtime: it attaches to the runtime holding
