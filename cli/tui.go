@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -114,7 +113,7 @@ func loadKeymap(home string) (keymap.KeyMap, error) {
 		return km, err
 	}
 	if err := keymap.Apply(&km, cfg.Keys); err != nil {
-		return km, model.Errorf(model.CodeInvalidArgument, "fix or remove these entries in "+filepath.Join(home, config.FileName), "%v", err)
+		return km, keysError(home, err)
 	}
 	return km, nil
 }
