@@ -8,4 +8,5 @@ func finishTree(root *cobra.Command) {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)
+	registerCompletions(root)
 }
