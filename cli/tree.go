@@ -9,4 +9,5 @@ func finishTree(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)
 	registerCompletions(root)
+	setExamples(root)
 }
