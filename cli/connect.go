@@ -66,7 +66,7 @@ func (f *clientFlags) connectAgent(ctx context.Context) (*api.Client, error) {
 	}
 	if clientToken == "" {
 		return nil, model.Errorf(model.CodeRuntimeUnreachable,
-			"run this inside a codexhost harness (which provides the connection), or pass --client-token (create one with `codexhost client add NAME`)",
+			"run this inside a codexhost harness (which provides the connection), or pass --client-token (create one with `codexhost client add NAME`); at the keyboard add --operator",
 			"no runtime connection: %s is not set and no client token was given", harness.EnvEndpoint)
 	}
 	ep := f.endpoint

@@ -11,15 +11,15 @@ import (
 
 // Columns of each table; --sort takes their names.
 var (
-	SessionColumns = []table.Column{{Name: "ID"}, {Name: "Status"}, {Name: "Updated"}, {Name: "Source"}, {Name: "Cwd", Fit: true}, {Name: "Title", Fit: true}}
-	HostColumns    = []table.Column{{Name: "Host"}, {Name: "Kind"}, {Name: "Capabilities", Fit: true}, {Name: "Health", Fit: true}}
-	TaskColumns    = []table.Column{{Name: "Task"}, {Name: "Status"}, {Name: "Risk"}, {Name: "Operations", Fit: true}, {Name: "Tests"}, {Name: "Changed"}, {Name: "Created"}, {Name: "Handoff"}}
-	HandoffColumns = []table.Column{{Name: "ID"}, {Name: "Risk"}, {Name: "Operations", Fit: true}, {Name: "Created"}, {Name: "Dir", Fit: true}, {Name: "Title", Fit: true}}
+	SessionColumns = []table.Column{{Name: "ID"}, {Name: "Status"}, {Name: "Updated"}, {Name: "Source", Drop: 1}, {Name: "Cwd", Fit: true, Drop: 2}, {Name: "Title", Fit: true}}
+	HostColumns    = []table.Column{{Name: "Host"}, {Name: "Kind", Drop: 2}, {Name: "Capabilities", Fit: true, Drop: 1}, {Name: "Health", Fit: true}}
+	TaskColumns    = []table.Column{{Name: "Task"}, {Name: "Status"}, {Name: "Risk"}, {Name: "Operations", Fit: true, Drop: 2}, {Name: "Tests"}, {Name: "Changed", Drop: 3}, {Name: "Created"}, {Name: "Handoff", Drop: 1}}
+	HandoffColumns = []table.Column{{Name: "ID"}, {Name: "Risk"}, {Name: "Operations", Fit: true, Drop: 2}, {Name: "Created"}, {Name: "Dir", Fit: true, Drop: 1}, {Name: "Title", Fit: true}}
 )
 
 // Sessions is one host's sessions.
 func Sessions(ss []api.CatalogSession) table.Table {
-	t := table.Table{Columns: SessionColumns}
+	t := table.Table{Columns: SessionColumns, Empty: "no sessions"}
 	for _, s := range ss {
 		status := table.Styled(s.Status, statusStyle(s.Status))
 		if s.WaitingOnApproval {
@@ -36,7 +36,7 @@ func Sessions(ss []api.CatalogSession) table.Table {
 
 // Hosts is the catalog's hosts, the default one marked.
 func Hosts(hs []api.CatalogHost) table.Table {
-	t := table.Table{Columns: HostColumns}
+	t := table.Table{Columns: HostColumns, Empty: "no hosts"}
 	for _, h := range hs {
 		id := h.ID
 		if h.Default {
@@ -53,7 +53,7 @@ func Hosts(hs []api.CatalogHost) table.Table {
 
 // Tasks is running and recent tasks.
 func Tasks(ts []api.TaskInfo) table.Table {
-	t := table.Table{Columns: TaskColumns}
+	t := table.Table{Columns: TaskColumns, Empty: "no tasks"}
 	for _, x := range ts {
 		tests := table.Text("")
 		if x.TestsPassed != nil {
@@ -67,7 +67,7 @@ func Tasks(ts []api.TaskInfo) table.Table {
 
 // Handoffs is handoffs, newest first as the runtime lists them.
 func Handoffs(hs []api.HandoffSummary) table.Table {
-	t := table.Table{Columns: HandoffColumns}
+	t := table.Table{Columns: HandoffColumns, Empty: "no handoffs"}
 	for _, h := range hs {
 		t.Rows = append(t.Rows, []table.Cell{table.Text(h.HandoffID), risk(h.RiskLevel), table.Text(strings.Join(h.Operations, ",")),
 			table.At(h.CreatedAt), table.Text(h.Dir), table.Text(h.Title)})

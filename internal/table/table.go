@@ -36,6 +36,10 @@ type Column struct {
 	// Fit marks a text column that may be cut when the table is too wide; the widest one is
 	// cut first. Ids, statuses and times are never cut.
 	Fit bool
+	// Drop, when above 0, lets the column be left out when the table does not fit even with
+	// its cut columns at their narrowest: the lowest Drop goes first. A line wrapped by the
+	// terminal is harder to read than one column less.
+	Drop int
 }
 
 // Cell is one value: its text, or a time shown relative to Options.Now.
@@ -62,6 +66,7 @@ func Int(n int64) Cell { return Cell{Text: fmt.Sprint(n), Num: &n} }
 type Table struct {
 	Columns []Column
 	Rows    [][]Cell
+	Empty   string // shown instead of a bare header when there are no rows ("no tasks")
 }
 
 // Options are how a table is shown.
@@ -125,22 +130,11 @@ func less(a, b Cell) bool {
 
 // Render writes the table: a header, then one line per row.
 func (t *Table) Render(w io.Writer, o Options) error {
-	text := make([][]string, 0, len(t.Rows)+1)
-	head := make([]string, len(t.Columns))
-	for i, c := range t.Columns {
-		head[i] = strings.ToUpper(c.Name)
+	if len(t.Rows) == 0 && t.Empty != "" {
+		_, err := io.WriteString(w, o.Indent+paint(t.Empty, Muted, o.Color, false)+"\n")
+		return err
 	}
-	text = append(text, head)
-	for _, row := range t.Rows {
-		line := make([]string, len(t.Columns))
-		for i := range t.Columns {
-			if i < len(row) {
-				line[i] = cellText(row[i], o.Now)
-			}
-		}
-		text = append(text, line)
-	}
-	widths := t.fit(text, o.Width-ansi.StringWidth(o.Indent))
+	t, text, widths := t.narrowest(o)
 	var b strings.Builder
 	for r, line := range text {
 		b.WriteString(o.Indent)
@@ -168,6 +162,67 @@ func (t *Table) Render(w io.Writer, o Options) error {
 	return err
 }
 
+// narrowest is the table as it is shown: its cells as text and its column widths, with
+// droppable columns left out, lowest Drop first, while it is still wider than o.Width.
+func (t *Table) narrowest(o Options) (*Table, [][]string, []int) {
+	width := o.Width - ansi.StringWidth(o.Indent)
+	for {
+		text := t.text(o.Now)
+		widths := t.fit(text, width)
+		drop := -1
+		for i, c := range t.Columns {
+			if c.Drop > 0 && (drop < 0 || c.Drop < t.Columns[drop].Drop) {
+				drop = i
+			}
+		}
+		if width <= 0 || lineWidth(widths) <= width || drop < 0 {
+			return t, text, widths
+		}
+		t = t.without(drop)
+	}
+}
+
+// text is the header and every cell as the text shown.
+func (t *Table) text(now time.Time) [][]string {
+	text := make([][]string, 0, len(t.Rows)+1)
+	head := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		head[i] = strings.ToUpper(c.Name)
+	}
+	text = append(text, head)
+	for _, row := range t.Rows {
+		line := make([]string, len(t.Columns))
+		for i := range t.Columns {
+			if i < len(row) {
+				line[i] = cellText(row[i], now)
+			}
+		}
+		text = append(text, line)
+	}
+	return text
+}
+
+// without is a copy of t without column i.
+func (t *Table) without(i int) *Table {
+	c := &Table{Columns: append(append([]Column{}, t.Columns[:i]...), t.Columns[i+1:]...), Empty: t.Empty}
+	for _, row := range t.Rows {
+		r := append([]Cell{}, row...)
+		if i < len(r) {
+			r = append(r[:i], r[i+1:]...)
+		}
+		c.Rows = append(c.Rows, r)
+	}
+	return c
+}
+
+func lineWidth(widths []int) int {
+	n := columnGap * (len(widths) - 1)
+	for _, w := range widths {
+		n += w
+	}
+	return n
+}
+
 // fit is each column's width: its widest cell, then, while the line is wider than width, the
 // widest Fit column cut down, never below its header or a few characters.
 func (t *Table) fit(text [][]string, width int) []int {
@@ -180,13 +235,7 @@ func (t *Table) fit(text [][]string, width int) []int {
 	if width <= 0 {
 		return widths
 	}
-	total := func() int {
-		n := columnGap * (len(widths) - 1)
-		for _, w := range widths {
-			n += w
-		}
-		return n
-	}
+	total := func() int { return lineWidth(widths) }
 	for over := total() - width; over > 0; over = total() - width {
 		widest := -1
 		for i, c := range t.Columns {
@@ -202,7 +251,7 @@ func (t *Table) fit(text [][]string, width int) []int {
 		// Cut the widest column down to the next widest, or by what is over, whichever is less.
 		next := floor
 		for i, c := range t.Columns {
-			if i != widest && c.Fit && widths[i] < widths[widest] {
+			if i != widest && c.Fit && widths[i] <= widths[widest] {
 				next = max(next, widths[i])
 			}
 		}

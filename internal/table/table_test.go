@@ -69,6 +69,16 @@ func TestRenderCutsTheWidestFitColumnFirstToTheWidth(t *testing.T) {
 	}
 }
 
+// Two long cut columns share what is left rather than one going down to its narrowest.
+func TestCutColumnsShareTheRoom(t *testing.T) {
+	tb := Table{Columns: []Column{{Name: "A", Fit: true}, {Name: "B", Fit: true}},
+		Rows: [][]Cell{{Text(strings.Repeat("a", 50)), Text(strings.Repeat("b", 80))}}}
+	got := strings.Split(render(t, tb, Options{Width: 62}), "\n")[1]
+	if strings.Count(got, "a") != 29 || strings.Count(got, "b") != 29 {
+		t.Fatalf("got %q", got)
+	}
+}
+
 func TestRenderNeverCutsBelowTheHeaderAndKeepsCJKAligned(t *testing.T) {
 	got := render(t, sample(), Options{Now: now, Width: 10})
 	lines := strings.Split(strings.TrimRight(got, "\n"), "\n")
@@ -87,6 +97,34 @@ func TestRenderNeverCutsBelowTheHeaderAndKeepsCJKAligned(t *testing.T) {
 func TestCellsAreOneLineWithoutEscapes(t *testing.T) {
 	tb := Table{Columns: []Column{{Name: "T"}}, Rows: [][]Cell{{Text("a\x1b[2Jb\nc\td\x07")}}}
 	if got := render(t, tb, Options{}); got != "T\nab c d \n" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestColumnsThatCannotFitAreLeftOutLowestDropFirst(t *testing.T) {
+	tb := sample()
+	tb.Columns[1].Drop, tb.Columns[3].Drop = 2, 1 // status, then cwd
+	got := render(t, tb, Options{Now: now, Width: 40})
+	if strings.Contains(got, "CWD") || !strings.Contains(got, "STATUS") {
+		t.Fatalf("width 40: the cwd goes first:\n%s", got)
+	}
+	for _, l := range strings.Split(strings.TrimRight(got, "\n"), "\n") {
+		if ansi.StringWidth(l) > 40 {
+			t.Errorf("line of %d columns: %q", ansi.StringWidth(l), l)
+		}
+	}
+	got = render(t, tb, Options{Now: now, Width: 30})
+	if strings.Contains(got, "STATUS") || !strings.HasPrefix(got, "ID  UPDATED    TITLE") {
+		t.Fatalf("width 30:\n%s", got)
+	}
+	if got := render(t, tb, Options{Now: now}); !strings.Contains(got, "CWD") {
+		t.Fatalf("full width dropped a column:\n%s", got)
+	}
+}
+
+func TestAnEmptyTableSaysSo(t *testing.T) {
+	tb := Table{Columns: []Column{{Name: "Task"}}, Empty: "no tasks"}
+	if got := render(t, tb, Options{Indent: "  "}); got != "  no tasks\n" {
 		t.Fatalf("got %q", got)
 	}
 }
