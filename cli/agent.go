@@ -36,7 +36,7 @@ func (a *agentCommand) runThen(cmd *cobra.Command, method string, params, result
 	if err := a.out.validate(); err != nil {
 		return err
 	}
-	ctx, c, err := a.dial(cmd)
+	ctx, c, err := a.connect(cmd)
 	if err != nil {
 		return err
 	}

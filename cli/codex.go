@@ -26,10 +26,9 @@ func newCodexCmd() *cobra.Command {
 func newCodexStatusCmd() *cobra.Command {
 	o := operatorCommand{timeoutMs: 30000}
 	cmd := &cobra.Command{
-		Use:     "status [--json]",
-		Short:   "Show the codex binary the runtime's App Servers start, or why there is none and the fix",
-		Example: "  codexhost codex status\n  codexhost codex status --json",
-		Args:    cobra.NoArgs,
+		Use:   "status [--json]",
+		Short: "Show the codex binary the runtime's App Servers start, or why there is none and the fix",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var st api.CodexStatus
 			if err := o.call(cmd, api.MethodCodexStatus, struct{}{}, &st); err != nil {
@@ -48,8 +47,7 @@ func newCodexInstallCmd() *cobra.Command {
 		Use: "install [--json]",
 		Short: "Install the pinned @openai/codex with npm into the home (CODEXHOST_HOME/codex/VERSION) and start the App Server on it; " +
 			"npm's lines go to stderr",
-		Example: "  codexhost codex install",
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var res api.CodexInstallResult
 			errw := cmd.ErrOrStderr()

@@ -45,6 +45,7 @@ type clientFlags struct {
 func (f *clientFlags) register(cmd *cobra.Command) {
 	cmd.PersistentFlags().StringVar(&f.clientToken, "client-token", "", "client token for the external listener (or "+envClientToken+")")
 	cmd.PersistentFlags().StringVar(&f.endpoint, "endpoint", "", "runtime endpoint for --client-token (or "+envEndpoint+"; default: the home's socket)")
+	markJSONErrors(cmd)
 }
 
 // connectAgent opens the runtime connection of an agent-facing command. Host parameters, when
@@ -65,7 +66,7 @@ func (f *clientFlags) connectAgent(ctx context.Context) (*api.Client, error) {
 	}
 	if clientToken == "" {
 		return nil, model.Errorf(model.CodeRuntimeUnreachable,
-			"run this inside a codexhost harness (which provides the connection), or pass --client-token (create one with `codexhost client add NAME`)",
+			"run this inside a codexhost harness (which provides the connection), or pass --client-token (create one with `codexhost client add NAME`); at the keyboard add --operator",
 			"no runtime connection: %s is not set and no client token was given", harness.EnvEndpoint)
 	}
 	ep := f.endpoint

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/table"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
@@ -52,7 +53,7 @@ func printContinue(w io.Writer, res api.CatalogContinueResult) {
 		fmt.Fprintln(w, "bound to that exact node thread: each message resumes it on the node")
 	}
 	if h := res.History; h != nil {
-		fmt.Fprintf(w, "history: %d message(s), %d bytes", h.Messages, h.Bytes)
+		fmt.Fprintf(w, "history: %s, %s", table.Count(h.Messages, "message"), table.Count(h.Bytes, "byte"))
 		if h.Truncated > 0 {
 			fmt.Fprintf(w, ", %d truncated", h.Truncated)
 		}
@@ -61,5 +62,5 @@ func printContinue(w io.Writer, res api.CatalogContinueResult) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "send to it: codexhost thread send %s --message TEXT\n", res.Thread.ID)
+	fmt.Fprintf(w, "send to it: codexhost thread send %s --operator --message TEXT\n", res.Thread.ID)
 }

@@ -37,7 +37,7 @@ func TestS003_04_ContinueCommandReturnsTheSameThreadAcrossRuns(t *testing.T) {
 		t.Fatalf("continue printed the history: %s", out)
 	}
 	human, _, code := run(t, "continue", "codex://threads/"+src)
-	if code != 0 || !strings.Contains(human, "supervised thread "+first.Thread.ID+" (pending, existing)") || !strings.Contains(human, "history: 2 message(s)") {
+	if code != 0 || !strings.Contains(human, "supervised thread "+first.Thread.ID+" (pending, existing)") || !strings.Contains(human, "history: 2 messages") {
 		t.Fatalf("second continue (%d):\n%s", code, human)
 	}
 	_, errOut, code = run(t, "continue", src, "--host", "node:mac")

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/codexhost/codexhost/internal/table"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime"
 )
@@ -51,7 +52,7 @@ func checkStore(home string, now time.Time) doctorStore {
 func printStore(w io.Writer, s doctorStore) {
 	fmt.Fprintf(w, "store   %s\n", dash(s.Path))
 	if len(s.Unlisted) > 0 {
-		fmt.Fprintf(w, "  %d table file(s) not in the MANIFEST; the next start moves them to the home's db-set-aside\n", len(s.Unlisted))
+		fmt.Fprintf(w, "  %s not in the MANIFEST; the next start moves them to the home's db-set-aside\n", table.Count(len(s.Unlisted), "table file"))
 	}
 	printFinding(w, s.Error)
 	if s.LastBackup != nil {

@@ -6,10 +6,10 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/opview"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
@@ -138,26 +138,24 @@ func newHandoffCreateCmd() *cobra.Command {
 func newHandoffListCmd() *cobra.Command {
 	o := operatorCommand{timeoutMs: 30000}
 	var p api.HandoffListParams
+	var tf tableFlags
 	cmd := &cobra.Command{
 		Use:   "list [--limit N] [--json]",
 		Short: "List handoffs, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := tf.check(); err != nil {
+				return err
+			}
 			var res api.HandoffListResult
 			if err := o.call(cmd, api.MethodHandoffList, p, &res); err != nil {
 				return err
 			}
-			return o.print(cmd, res, func(w io.Writer) {
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tRISK\tOPERATIONS\tCREATED\tDIR\tTITLE")
-				for _, h := range res.Handoffs {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.HandoffID, h.RiskLevel, strings.Join(h.Operations, ","), shortTime(h.CreatedAt), h.Dir, h.Title)
-				}
-				_ = tw.Flush()
-			})
+			return o.print(cmd, res, func(w io.Writer) { tf.show(cmd, w, opview.Handoffs(res.Handoffs), "") })
 		},
 	}
 	o.register(cmd)
+	tf.register(cmd, opview.HandoffColumns)
 	cmd.Flags().IntVar(&p.Limit, "limit", 20, "how many, 1 to 100")
 	return cmd
 }

@@ -12,10 +12,9 @@ import (
 // binary. Release builds ship its output.
 func newManCmd(root *cobra.Command) *cobra.Command {
 	return &cobra.Command{
-		Use:    "man",
-		Short:  "Print the codexhost man page (roff)",
-		Args:   cobra.NoArgs,
-		Hidden: true,
+		Use:   "man",
+		Short: "Print the codexhost man page (roff)",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			page, err := mcobra.NewManPage(1, root)
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/opview"
 	"github.com/codexhost/codexhost/internal/secretfile"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime"
@@ -92,7 +93,7 @@ func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result
 	}
 	if errors.Is(err, context.DeadlineExceeded) || (err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)) {
 		// The runtime may still finish what it was asked: say so rather than guess.
-		return model.Errorf(model.CodeRuntimeUnreachable, "raise --timeout; a write (continue, archive) may still complete: check with `codexhost sessions` or `codexhost thread list`",
+		return model.Errorf(model.CodeRuntimeUnreachable, "raise --timeout; a write (continue, archive) may still complete: check with `codexhost sessions` or `codexhost thread list --operator --all-cwd`",
 			"no answer within %d ms", o.timeoutMs).WithDetail("timeoutMs", o.timeoutMs)
 	}
 	return err
@@ -341,7 +342,7 @@ func (s *operatorSession) Call(ctx context.Context, method string, params, out a
 	if c == nil {
 		return model.Errorf(model.CodeRuntimeUnreachable, "wait for the app to reconnect", "not connected to the runtime")
 	}
-	return c.Call(ctx, method, params, out)
+	return opview.ForOperator(c.Call(ctx, method, params, out))
 }
 
 // CallEvents is Call, handing fn the call's own events (the fleet's per-host progress).
@@ -350,7 +351,7 @@ func (s *operatorSession) CallEvents(ctx context.Context, method string, params,
 	if c == nil {
 		return model.Errorf(model.CodeRuntimeUnreachable, "wait for the app to reconnect", "not connected to the runtime")
 	}
-	return c.CallEvents(ctx, method, params, out, fn)
+	return opview.ForOperator(c.CallEvents(ctx, method, params, out, fn))
 }
 
 func (s *operatorSession) endpoint() string {

@@ -3,8 +3,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -35,6 +33,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newNodeCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd(),
 		newSessionsCmd(), newTranscriptCmd(), newContinueCmd(), newArchiveCmd(), newHostsCmd(), newLineageCmd(), newHandoffCmd(), newTaskCmd())
 	root.AddCommand(newDoctorCmd(), newCompatCmd(), newMCPCmd(), newBackupCmd(), newRestoreCmd(), newSkillCmd(), newCodexCmd())
+	finishTree(root)
 	return root
 }
 
@@ -43,8 +42,9 @@ func invalidArgs(cmd *cobra.Command, what string) error {
 	return model.Errorf(model.CodeInvalidArgument, "usage: "+cmd.UseLine(), "%s %s", cmd.CommandPath(), what)
 }
 
-// Execute runs the command line and maps errors to the CLI contract: a model.Error prints as
-// {"error":{...}} on stderr with exit 1.
+// Execute runs the command line and maps errors to the CLI contract: a model.Error prints on
+// stderr with exit 1, as {"error":{...}} from agent-facing commands and under --json, as text
+// otherwise.
 func Execute(args []string, stdout, stderr io.Writer) int {
 	return executeEnv(args, stdout, stderr, processEnv)
 }
@@ -53,15 +53,9 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 func executeEnv(args []string, stdout, stderr io.Writer, e env) int {
 	root := NewRoot(stdout, stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(withEnv(context.Background(), e))
+	cmd, err := root.ExecuteContextC(withEnv(context.Background(), e))
 	if err == nil {
 		return 0
 	}
-	var me *model.Error
-	if !errors.As(err, &me) {
-		// Flag and argument errors from cobra are the caller's mistake.
-		me = model.Errorf(model.CodeInvalidArgument, "run the command with --help for its syntax", "%v", err)
-	}
-	fmt.Fprintln(stderr, string(me.JSON()))
-	return me.ExitCode()
+	return printError(stderr, cmd, args, err)
 }

@@ -36,7 +36,7 @@ func TestManPageAndCompletionsAreGenerated(t *testing.T) {
 
 func TestUnknownFlagIsAnInvalidArgumentEnvelope(t *testing.T) {
 	t.Parallel()
-	out, errOut, code := run(t, "version", "--no-such-flag")
+	out, errOut, code := run(t, "thread", "list", "--no-such-flag")
 	if code != 1 || out != "" {
 		t.Fatalf("code %d stdout %q", code, out)
 	}

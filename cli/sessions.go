@@ -3,10 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/opview"
+	"github.com/codexhost/codexhost/internal/table"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
@@ -14,6 +15,7 @@ import (
 func newSessionsCmd() *cobra.Command {
 	o := operatorCommand{timeoutMs: 75000}
 	var p api.CatalogSessionsParams
+	var tf tableFlags
 	cmd := &cobra.Command{
 		Use:   "sessions [--search TEXT] [--host ID] [--limit N] [--cursor C] [--json]",
 		Short: "List the unarchived native Codex sessions of every host (metadata only)",
@@ -23,6 +25,9 @@ func newSessionsCmd() *cobra.Command {
 			"or the scan and needs --host. A failing host reports its error and no rows.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := tf.check(); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("limit") && (p.Limit < 1 || p.Limit > 100) {
 				return model.Errorf(model.CodeInvalidArgument, "give a limit from 1 to 100 (sessions per host)", "invalid limit %d", p.Limit)
 			}
@@ -30,10 +35,11 @@ func newSessionsCmd() *cobra.Command {
 			if err := o.call(cmd, api.MethodCatalogSessions, p, &res); err != nil {
 				return err
 			}
-			return o.print(cmd, res, func(w io.Writer) { printSessions(w, res, p.Search) })
+			return o.print(cmd, res, func(w io.Writer) { printSessions(cmd, &tf, w, res, p.Search) })
 		},
 	}
 	o.register(cmd)
+	tf.register(cmd, opview.SessionColumns)
 	f := cmd.Flags()
 	f.StringVar(&p.Search, "search", "", "only sessions whose title contains TEXT (case-insensitive)")
 	f.StringVar(&p.Host, "host", "", "only this host (codexhost hosts lists them)")
@@ -42,7 +48,7 @@ func newSessionsCmd() *cobra.Command {
 	return cmd
 }
 
-func printSessions(w io.Writer, res api.CatalogSessionsResult, search string) {
+func printSessions(cmd *cobra.Command, tf *tableFlags, w io.Writer, res api.CatalogSessionsResult, search string) {
 	for i, h := range res.Hosts {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -54,25 +60,12 @@ func printSessions(w io.Writer, res api.CatalogSessionsResult, search string) {
 			}
 			continue
 		}
-		fmt.Fprintf(w, "%s  %d session(s)\n", h.Host, len(h.Sessions))
+		fmt.Fprintf(w, "%s  %s\n", h.Host, table.Count(len(h.Sessions), "session"))
 		if h.Revalidating {
 			fmt.Fprintln(w, "  (from the title index, still being checked: a title changed elsewhere since the last check may not match yet)")
 		}
 		if len(h.Sessions) > 0 {
-			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "  ID\tSTATUS\tUPDATED\tSOURCE\tCWD\tTITLE")
-			for _, s := range h.Sessions {
-				status := s.Status
-				if s.WaitingOnApproval {
-					status += " (waiting on approval)"
-				}
-				title := s.Title
-				if title == "" {
-					title = "(untitled)"
-				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", s.ID, status, shortTime(s.UpdatedAt), s.Source, dash(s.Cwd), title)
-			}
-			_ = tw.Flush()
+			tf.show(cmd, w, opview.Sessions(h.Sessions), "  ")
 		}
 		if h.NextCursor != "" {
 			more := "more"

@@ -35,8 +35,14 @@ func operatorHome(t *testing.T, codexBin, codexHome string) string {
 	return home
 }
 
+// errorCode is the code of the error on stderr, printed as the JSON envelope or as the text
+// people get (`error: CODE: message`).
 func errorCode(t *testing.T, stderr string) model.Code {
 	t.Helper()
+	if rest, ok := strings.CutPrefix(stderr, "error: "); ok {
+		code, _, _ := strings.Cut(rest, ":")
+		return model.Code(code)
+	}
 	var env struct {
 		Error model.Error `json:"error"`
 	}
@@ -97,7 +103,7 @@ func TestS003_01_SessionsUsesTheLocalOperatorClientAndAnEmbeddedRuntime(t *testi
 	}
 
 	human, _, code := run(t, "sessions", "--limit", "1")
-	if code != 0 || !strings.Contains(human, "gateway:local  1 session(s)") || !strings.Contains(human, id) || !strings.Contains(human, "--cursor cc1.") {
+	if code != 0 || !strings.Contains(human, "gateway:local  1 session") || !strings.Contains(human, id) || !strings.Contains(human, "--cursor cc1.") {
 		t.Fatalf("human output (%d):\n%s", code, human)
 	}
 	// A cursor printed by one command works in the next, which runs another runtime.

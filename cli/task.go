@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/opview"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
@@ -64,11 +64,15 @@ func newTaskStartCmd() *cobra.Command {
 func newTaskStatusCmd() *cobra.Command {
 	o := operatorCommand{timeoutMs: 30000}
 	var p api.TaskStatusParams
+	var tf tableFlags
 	cmd := &cobra.Command{
 		Use:   "status [ID] [--limit N] [--json]",
 		Short: "Show a task, or list running and recent tasks",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := tf.check(); err != nil {
+				return err
+			}
 			if len(args) == 1 {
 				p.TaskID = args[0]
 			}
@@ -76,25 +80,11 @@ func newTaskStatusCmd() *cobra.Command {
 			if err := o.call(cmd, api.MethodTaskStatus, p, &res); err != nil {
 				return err
 			}
-			return o.print(cmd, res, func(w io.Writer) {
-				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "TASK\tSTATUS\tRISK\tOPERATIONS\tTESTS\tCHANGED\tHANDOFF")
-				for _, t := range res.Tasks {
-					tests := "-"
-					if t.TestsPassed != nil {
-						tests = map[bool]string{true: "passed", false: "FAILED"}[*t.TestsPassed]
-					}
-					risk := t.RiskLevel
-					if risk == "high" {
-						risk = "HIGH"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", t.TaskID, t.Status, risk, strings.Join(t.Operations, ","), tests, t.ChangedFiles, t.HandoffID)
-				}
-				_ = tw.Flush()
-			})
+			return o.print(cmd, res, func(w io.Writer) { tf.show(cmd, w, opview.Tasks(res.Tasks), "") })
 		},
 	}
 	o.register(cmd)
+	tf.register(cmd, opview.TaskColumns)
 	cmd.Flags().IntVar(&p.Limit, "limit", 20, "how many, 1 to 100")
 	return cmd
 }

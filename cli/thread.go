@@ -14,6 +14,7 @@ func newThreadCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	a.register(cmd)
+	registerOperatorForm(cmd)
 	cmd.AddCommand(newThreadReadCmd(&a), newThreadWaitCmd(&a), newThreadListCmd(&a), newThreadSendCmd(&a), newThreadCancelCmd(&a), newThreadWatchCmd(&a), newThreadWatchesCmd(&a), newThreadMarkersCmd(&a))
 	return cmd
 }

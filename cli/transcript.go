@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/table"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
@@ -36,11 +38,11 @@ func newTranscriptCmd() *cobra.Command {
 }
 
 func printTranscript(w io.Writer, res api.CatalogTranscriptResult) {
-	fmt.Fprintf(w, "thread %s on %s: %d turn(s), oldest first\n", res.Thread, res.Host, len(res.Turns))
+	fmt.Fprintf(w, "thread %s on %s: %s, oldest first\n", res.Thread, res.Host, table.Count(len(res.Turns), "turn"))
 	for _, t := range res.Turns {
 		when := "-"
 		if t.StartedAt != nil {
-			when = shortTime(*t.StartedAt)
+			when = table.Ago(*t.StartedAt, time.Now())
 		}
 		fmt.Fprintf(w, "\n-- turn %s  %s  %s\n", t.ID, t.Status, when)
 		for _, m := range t.Messages {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -29,7 +28,7 @@ type tuiFlags struct {
 
 func (f *tuiFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.theme, "theme", themes.Auto, "colour theme of the terminal app: auto (follows the terminal's background), dark, light or high-contrast")
-	cmd.Flags().BoolVar(&f.noColor, "no-color", false, "no colours in the terminal app (also NO_COLOR or CODEXHOST_NO_COLOR)")
+	cmd.PersistentFlags().BoolVar(&f.noColor, "no-color", false, "no colours in the terminal app and the tables (also NO_COLOR or CODEXHOST_NO_COLOR)")
 }
 
 // runTUI starts the terminal app on the home's runtime: it attaches to the runtime holding
@@ -115,7 +114,7 @@ func loadKeymap(home string) (keymap.KeyMap, error) {
 		return km, err
 	}
 	if err := keymap.Apply(&km, cfg.Keys); err != nil {
-		return km, model.Errorf(model.CodeInvalidArgument, "fix or remove these entries in "+filepath.Join(home, config.FileName), "%v", err)
+		return km, keysError(home, err)
 	}
 	return km, nil
 }

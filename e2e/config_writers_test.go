@@ -77,7 +77,7 @@ func TestConfigModeAndReservedClientName(t *testing.T) {
 	}
 	env := []string{"HOME=" + t.TempDir(), "CODEXHOST_HOME=" + home}
 	work := t.TempDir()
-	r := run(t, work, env, "client", "add", config.OperatorClient)
+	r := run(t, work, env, "client", "add", config.OperatorClient, "--json")
 	if e := r.failure(t); e.Code != "INVALID_ARGUMENT" {
 		t.Fatalf("client add local: %s", r)
 	}
@@ -89,11 +89,11 @@ func TestConfigModeAndReservedClientName(t *testing.T) {
 	if err := os.Chmod(path, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = run(t, work, env, "client", "add", "other")
+	r = run(t, work, env, "client", "add", "other", "--json")
 	if e := r.failure(t); e.Code != "PERMISSION_DENIED" {
 		t.Fatalf("client add with config.toml 0644: %s", r)
 	}
-	r = run(t, work, env, "serve")
+	r = run(t, work, env, "serve", "--json")
 	if e := r.failure(t); e.Code != "PERMISSION_DENIED" {
 		t.Fatalf("serve with config.toml 0644: %s", r)
 	}

@@ -34,7 +34,7 @@ func Apply(km *KeyMap, keys map[string]any) error {
 		path := fmt.Sprintf("[keys] %q", name)
 		a, ok := byName[name]
 		if !ok {
-			errs = append(errs, fmt.Errorf("%s: unknown action; known actions: %s", path, strings.Join(actionNames(next.Actions()), ", ")))
+			errs = append(errs, fmt.Errorf("%s: %s", path, unknownAction(name, next.Actions())))
 			continue
 		}
 		list, err := keyList(keys[name])
@@ -74,11 +74,13 @@ func Apply(km *KeyMap, keys map[string]any) error {
 	return nil
 }
 
-// Validate reports keys bound to two actions that are live at the same moment.
+// Validate reports keys bound to two actions that are live at the same moment, once per
+// pair of actions, naming every place where both are live.
 func Validate(km *KeyMap) []error {
 	acts := km.Actions()
-	var errs []error
-	seen := map[string]bool{}
+	type clash struct{ key, first, second string }
+	var order []clash
+	where := map[clash][]string{}
 	for _, g := range activeTogether {
 		owner := map[string]string{}
 		for _, a := range acts {
@@ -91,15 +93,26 @@ func Validate(km *KeyMap) []error {
 					owner[k] = a.Name
 					continue
 				}
-				msg := fmt.Sprintf("[keys]: %q is bound to both %q and %q, which are both live in %s", displayKey(k), prev, a.Name, g.where)
-				if !seen[msg] {
-					seen[msg] = true
-					errs = append(errs, errors.New(msg))
+				c := clash{displayKey(k), prev, a.Name}
+				if _, seen := where[c]; !seen {
+					order = append(order, c)
 				}
+				where[c] = append(where[c], g.where)
 			}
 		}
 	}
+	errs := make([]error, 0, len(order))
+	for _, c := range order {
+		errs = append(errs, fmt.Errorf("[keys]: %q is bound to both %q and %q, which are both live in %s", c.key, c.first, c.second, andJoin(where[c])))
+	}
 	return errs
+}
+
+func andJoin(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 func keyList(v any) ([]string, error) {

@@ -124,7 +124,7 @@ func TestApplyRefusesBadEntriesWithTheirNames(t *testing.T) {
 		keys map[string]any
 		want []string
 	}{
-		{map[string]any{"thread.nope": "z"}, []string{`[keys] "thread.nope": unknown action`, "thread.archive"}},
+		{map[string]any{"thread.frobnicate": "z"}, []string{`[keys] "thread.frobnicate": unknown action`, "thread.archive"}},
 		{map[string]any{"thread.archive": ""}, []string{`[keys] "thread.archive": empty binding`}},
 		{map[string]any{"thread.archive": []any{}}, []string{`[keys] "thread.archive": empty list`}},
 		{map[string]any{"thread.archive": "ctl+a"}, []string{`[keys] "thread.archive": unknown key name "ctl+a"`}},

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/model"
+)
+
+// annotationErrors marks a command (and its subcommands) whose errors print as one JSON
+// document whatever its flags: the agent-facing commands, whose results are JSON by default.
+const annotationErrors = "codexhost.errors"
+
+// markJSONErrors makes cmd an agent-facing command for error output.
+func markJSONErrors(cmd *cobra.Command) {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[annotationErrors] = "json"
+}
+
+// printError is the one place a failed command line is reported on stderr: as the JSON
+// envelope of the CLI contract for agent-facing commands and under --json, as text for
+// people otherwise. It returns the exit status.
+func printError(w io.Writer, cmd *cobra.Command, args []string, err error) int {
+	var me *model.Error
+	if !errors.As(err, &me) {
+		// Flag and argument errors from cobra are the caller's mistake.
+		me = model.Errorf(model.CodeInvalidArgument, "run the command with --help for its syntax", "%v", err)
+	}
+	if errorsAsJSON(cmd, args) {
+		fmt.Fprintln(w, string(me.JSON()))
+	} else {
+		fmt.Fprint(w, me.Text())
+	}
+	return me.ExitCode()
+}
+
+// errorsAsJSON reports whether cmd reports its errors as JSON: it is agent-facing, or --json
+// was asked for (read from args as well, since a failed parse leaves the flag unset).
+func errorsAsJSON(cmd *cobra.Command, args []string) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Annotations[annotationErrors] == "json" {
+			return true
+		}
+	}
+	if cmd == nil || cmd.Flag("json") == nil {
+		return false
+	}
+	if f := cmd.Flag("json"); f.Changed {
+		return f.Value.String() == "true"
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "--json=true" {
+			return true
+		}
+	}
+	return false
+}

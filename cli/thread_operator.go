@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/threads"
+)
+
+// The thread commands are agent-facing: without host parameters or a client token they stop
+// at RUNTIME_UNREACHABLE, so that an agent never reaches a runtime it was not given. The
+// person at the keyboard says --operator instead: the command then connects as the operator
+// commands do (the home's local client, a runtime started for the command when none holds the
+// home), and the hints given to operators name that form.
+
+// operatorFlagName is the flag of the thread commands' operator form.
+const operatorFlagName = "operator"
+
+// runtimeCaller is a connection one command calls through.
+type runtimeCaller interface {
+	Call(ctx context.Context, method string, params, out any) error
+	Close()
+}
+
+type agentClient struct{ *api.Client }
+
+func (c agentClient) Close() { _ = c.Client.Close() }
+
+// operatorCaller is the operator form's connection. When it embedded the runtime, a turn it
+// started would end with the command: a send then waits for the turn before returning.
+type operatorCaller struct{ *operatorSession }
+
+func (c operatorCaller) Call(ctx context.Context, method string, params, out any) error {
+	if err := c.operatorSession.Call(ctx, method, params, out); err != nil || method != api.MethodThreadSend || !c.embedded() {
+		return err
+	}
+	p, _ := params.(api.ThreadSendParams)
+	for {
+		var res api.ThreadReadResult
+		wait := api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: p.Thread}, TimeoutMs: int(threads.MaxWaitTimeout / time.Millisecond)}
+		if err := c.operatorSession.Call(ctx, api.MethodThreadWait, wait, &res); err != nil {
+			return err
+		}
+		if res.TimedOut == nil || !*res.TimedOut {
+			return nil
+		}
+	}
+}
+
+// connect opens the command's connection: the operator form's with --operator, else the
+// agent's.
+func (a *agentCommand) connect(cmd *cobra.Command) (context.Context, runtimeCaller, error) {
+	ctx := cmdContext(cmd)
+	if fl := cmd.Flag(operatorFlagName); fl != nil && fl.Value.String() == "true" {
+		home, err := homeDir(ctx)
+		if err != nil {
+			return ctx, nil, err
+		}
+		logw, closeLog := runtimeLog(home, "runtime-embedded.log")
+		s, err := openOperator(ctx, home, operatorCommand{clientToken: a.conn.clientToken, endpoint: a.conn.endpoint}, logw)
+		if err != nil {
+			closeLog()
+			return ctx, nil, err
+		}
+		return ctx, closingCaller{operatorCaller{s}, closeLog}, nil
+	}
+	c, err := a.conn.connectAgent(ctx)
+	if err != nil {
+		return ctx, nil, err
+	}
+	return ctx, agentClient{c}, nil
+}
+
+type closingCaller struct {
+	runtimeCaller
+	after func()
+}
+
+func (c closingCaller) Close() { c.runtimeCaller.Close(); c.after() }
+
+// registerOperatorForm gives a command group the --operator flag.
+func registerOperatorForm(cmd *cobra.Command) {
+	cmd.PersistentFlags().Bool(operatorFlagName, false, "run as the person at the keyboard: the home's local operator client, no token needed "+
+		"(a runtime is started for the command when none runs; a send then waits for its turn)")
+}
