@@ -70,6 +70,7 @@ func printSessions(w io.Writer, res api.CatalogSessionsResult, search string) {
 				if title == "" {
 					title = "(untitled)"
 				}
+				title += linkNote(s.ID, s.SessionLink)
 				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", s.ID, status, shortTime(s.UpdatedAt), s.Source, dash(s.Cwd), title)
 			}
 			_ = tw.Flush()

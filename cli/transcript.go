@@ -37,6 +37,7 @@ func newTranscriptCmd() *cobra.Command {
 
 func printTranscript(w io.Writer, res api.CatalogTranscriptResult) {
 	fmt.Fprintf(w, "thread %s on %s: %d turn(s), oldest first\n", res.Thread, res.Host, len(res.Turns))
+	printTranscriptLink(w, res)
 	for _, t := range res.Turns {
 		when := "-"
 		if t.StartedAt != nil {
