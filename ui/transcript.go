@@ -487,6 +487,9 @@ func (t *transcriptPane) View() string {
 		head += st.Muted.Render(" · loading…")
 	}
 	head += st.Muted.Render(" · " + t.ref.ID)
+	if note := t.c.linkNote(t.ref); note != "" {
+		head += st.Muted.Render(" · " + note)
+	}
 	out := []string{truncate(head, t.w)}
 	body := t.body()
 	switch {
