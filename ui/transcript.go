@@ -486,10 +486,10 @@ func (t *transcriptPane) View() string {
 	if t.loading {
 		head += st.Muted.Render(" · loading…")
 	}
-	head += st.Muted.Render(" · " + t.ref.ID)
 	if note := t.c.linkNote(t.ref); note != "" {
 		head += st.Muted.Render(" · " + note)
 	}
+	head += st.Muted.Render(" · " + t.ref.ID)
 	out := []string{truncate(head, t.w)}
 	body := t.body()
 	switch {
