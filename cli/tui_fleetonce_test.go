@@ -74,7 +74,7 @@ func TestTerminalAppListsAContinuedSessionOnce(t *testing.T) {
 	d.waitFor("Continue session?")
 	d.press(km.Dialog.Confirm)
 	d.waitFor("new supervised thread", "Fix the parser (branch)")
-	d.waitForShort("branch of ", src, " on gateway:local")
+	d.waitForShort("branch of ", src, " · ")
 	sup := regexp.MustCompile(`new supervised thread (\S+…\S\S)`).FindSubmatch(d.since())
 	if sup == nil {
 		t.Fatalf("no supervised thread id:\n%s", d.since())

@@ -7,6 +7,7 @@ package ui
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
@@ -31,26 +32,25 @@ func sessionRef(host string, s api.CatalogSession) threadRef {
 // linkMark starts the title of a row a codexhost thread drives.
 const linkMark = "◇ "
 
-// linkNote tells what drives a thread and what it branches from, for its transcript's head;
-// "" for a session nothing links.
+// linkNote tells what a thread branches from and which native session it drives, for its
+// transcript's head (the source first: it is what a person looks for); "" for a session
+// nothing links. The host is named when it is not the default one.
 func (c *common) linkNote(r threadRef) string {
-	note := ""
-	if r.Linked {
-		note = "codexhost thread"
-		if r.Session != "" {
-			note += " · session " + c.short(r.Session)
-		}
-	}
+	var parts []string
 	if r.BranchThread != "" {
-		if note != "" {
-			note += " · "
+		b := "branch of " + c.short(r.BranchThread)
+		if r.BranchHost != "" && r.BranchHost != c.defaultHost {
+			b += " on " + r.BranchHost
 		}
-		note += "branch of " + c.short(r.BranchThread)
-		if r.BranchHost != "" {
-			note += " on " + r.BranchHost
-		}
+		parts = append(parts, b)
 	}
-	return note
+	switch {
+	case r.Session != "":
+		parts = append(parts, "session "+c.short(r.Session))
+	case r.Linked:
+		parts = append(parts, "codexhost thread")
+	}
+	return strings.Join(parts, " · ")
 }
 
 // hostedIDs are the ids the host groups show: a codexhost-group row among them has moved to
