@@ -39,6 +39,7 @@ func newTranscriptCmd() *cobra.Command {
 
 func printTranscript(w io.Writer, res api.CatalogTranscriptResult) {
 	fmt.Fprintf(w, "thread %s on %s: %s, oldest first\n", res.Thread, res.Host, table.Count(len(res.Turns), "turn"))
+	printTranscriptLink(w, res)
 	for _, t := range res.Turns {
 		when := "-"
 		if t.StartedAt != nil {

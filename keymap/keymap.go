@@ -165,7 +165,7 @@ func Default() KeyMap {
 			Select:   bind("enter", "open transcript", "enter"),
 		},
 		Fleet: Fleet{
-			Search:      bind("/", "search titles", "/"),
+			Search:      bind("/", "search/status", "/"),
 			ClearSearch: bind("esc", "clear search", "esc"),
 			Continue:    bind("c", "continue session", "c"),
 		},

@@ -68,16 +68,17 @@ type ThreadInfo struct {
 	// Status is the thread's load state (Thread*: idle, active, notLoaded, systemError).
 	Status string `json:"loadState" doc:"App Server load state: idle, active, notLoaded (loaded by no one here) or systemError"`
 	// RunStatus is the public status of the thread's work (Status* of public.go).
-	RunStatus         string       `json:"status" doc:"creating, running, completed, failed or interrupted"`
-	WaitingOnApproval bool         `json:"waitingOnApproval,omitempty" doc:"true while a native turn waits for an approval"`
-	Title             string       `json:"title,omitempty" doc:"its title, when it has one"`
-	Cwd               string       `json:"cwd,omitempty" doc:"its working directory"`
-	Model             string       `json:"model,omitempty" doc:"its model"`
-	CreatedAt         time.Time    `json:"createdAt" doc:"when it was created"`
-	UpdatedAt         time.Time    `json:"updatedAt" doc:"when it last changed"`
-	LastTurn          *TurnSummary `json:"lastTurn,omitempty" doc:"its latest turn"`
-	Origin            *OriginView  `json:"origin,omitempty" doc:"who made it (absent for a thread not made by codexhost)"`
-	Refs              []string     `json:"refs" doc:"absolute URIs of related material, inherited ones first"`
+	RunStatus         string        `json:"status" doc:"creating, running, completed, failed or interrupted"`
+	WaitingOnApproval bool          `json:"waitingOnApproval,omitempty" doc:"true while a native turn waits for an approval"`
+	Title             string        `json:"title,omitempty" doc:"its title, when it has one"`
+	Cwd               string        `json:"cwd,omitempty" doc:"its working directory"`
+	Model             string        `json:"model,omitempty" doc:"its model"`
+	CreatedAt         time.Time     `json:"createdAt" doc:"when it was created"`
+	UpdatedAt         time.Time     `json:"updatedAt" doc:"when it last changed"`
+	LastTurn          *TurnSummary  `json:"lastTurn,omitempty" doc:"its latest turn"`
+	Origin            *OriginView   `json:"origin,omitempty" doc:"who made it (absent for a thread not made by codexhost)"`
+	Refs              []string      `json:"refs" doc:"absolute URIs of related material, inherited ones first"`
+	BranchOf          *BranchSource `json:"branchOf,omitempty" doc:"the session a continued thread branches from (absent for others)"`
 }
 
 // OriginView says who made the thread: a parent thread (delegation) or a client.

@@ -74,7 +74,7 @@ func (h *Host) catalogRoutes() []route.Route {
 				if err != nil {
 					return nil, err
 				}
-				return cat.Transcript(ctx, p)
+				return h.linkTranscript(cat.Transcript(ctx, p))
 			}}.Route(),
 		route.Spec[api.CatalogArchiveParams]{Method: api.MethodCatalogArchive, Policy: route.Operator(config.ScopeWrite, true),
 			Call: func(ctx context.Context, _ route.Env, p api.CatalogArchiveParams) (any, error) {
@@ -106,5 +106,5 @@ func (h *Host) catalogSessions(ctx context.Context, _ route.Env, p api.CatalogSe
 			api.Notify(ctx, api.Event{Type: api.EventCatalogHost, Catalog: &hs})
 		}
 	}
-	return cat.List(ctx, p, settled)
+	return h.listLinkedSessions(ctx, cat, p, settled)
 }

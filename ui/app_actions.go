@@ -544,6 +544,9 @@ func (m continueDoneMsg) apply(a *App) tea.Cmd {
 	if ref.Title == "" {
 		ref.Title = m.ref.Title
 	}
+	if b := t.BranchOf; b != nil {
+		ref.BranchHost, ref.BranchThread = clean(b.Host), clean(b.Thread)
+	}
 	var cmds []tea.Cmd
 	if m.res.Existing {
 		a.status.set(levelOK, fmt.Sprintf("opened supervised thread %s (%s) of %s", a.c.short(t.ID), m.res.State, a.c.name(m.ref)))

@@ -116,6 +116,11 @@ type threadRef struct {
 	Waiting bool
 	Cwd     string
 	Harness string
+	// Linked: a codexhost thread (ID) drives this native session (fleet_links.go).
+	Linked  bool
+	Session string // the native session's own id, when it is not ID
+	// BranchHost and BranchThread name the source of a branch.
+	BranchHost, BranchThread string
 }
 
 func (r threadRef) catalog() bool { return r.Host != "" }
@@ -136,6 +141,9 @@ func (c *common) refFromInfo(t model.ThreadInfo) threadRef {
 	r := threadRef{ID: t.ID, Title: clean(t.Title), Status: t.Status, Waiting: t.WaitingOnApproval, Cwd: clean(t.Cwd), Harness: t.Harness}
 	if t.Harness == model.NativeHarness {
 		r.Host = c.defaultHost
+	}
+	if t.BranchOf != nil {
+		r.BranchHost, r.BranchThread = clean(t.BranchOf.Host), clean(t.BranchOf.Thread)
 	}
 	return r
 }

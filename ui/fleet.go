@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -75,6 +74,7 @@ type (
 	threadsLoadedMsg struct {
 		seq, pageSeq int
 		cursor       string
+		keep         bool // rows moving to a host stay until it shows them
 		res          api.ThreadListResult
 		err          error
 	}
@@ -105,6 +105,7 @@ type fleetPane struct {
 	groups    []*fleetGroup
 	lines     []fleetLine
 	shownRows int    // rows of every group the search lets through
+	titleRows int    // of them, the rows the title search alone lets through (fleet_filter.go)
 	active    int    // rows of threads running a turn
 	cursor    int    // index into lines; a row or a more line
 	curKey    string // what the cursor is on, to find it again after reloads
@@ -159,7 +160,7 @@ func (f *fleetPane) reconcile(age time.Duration) tea.Cmd {
 func newFleetPane(c *common) *fleetPane {
 	ti := textinput.New()
 	ti.Prompt = "/ "
-	ti.Placeholder = "search titles"
+	ti.Placeholder = "search titles, or status:running|stored|error"
 	ti.CharLimit = 200
 	ti.PromptStyle = c.st.Accent
 	ti.TextStyle = c.st.Text
@@ -172,11 +173,7 @@ func (f *fleetPane) Init() tea.Cmd { return tea.Batch(f.reload(), f.reconcileTim
 
 func (f *fleetPane) Title() string {
 	// The count is of the rows the search lets through, not of every row loaded.
-	t := fmt.Sprintf("Fleet · %d", f.shownRows)
-	if q := f.filter(); q != "" {
-		t += " · search " + truncate(oneLine(q), 20)
-	}
-	return t
+	return "Fleet · " + f.filterTitle()
 }
 
 func (f *fleetPane) SetSize(w, h int) { f.w, f.h = w, h; f.scroll() }
@@ -277,7 +274,7 @@ func (f *fleetPane) Update(msg tea.Msg) tea.Cmd {
 		if f.group(threadsGroup).loading {
 			return nil
 		}
-		return f.threadsPage("")
+		return f.threadsPage("", true)
 	}
 	return nil
 }

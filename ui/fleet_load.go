@@ -18,7 +18,7 @@ import (
 func (f *fleetPane) reload() tea.Cmd {
 	f.loadedAt = f.c.now()
 	f.seq++
-	seq, q, c := f.seq, f.query, f.c
+	seq, q, c := f.seq, f.searchText(), f.c
 	for _, g := range f.groups {
 		g.loading = true
 		g.pageSeq++
@@ -30,7 +30,7 @@ func (f *fleetPane) reload() tea.Cmd {
 		err := c.call(api.MethodCatalogHosts, struct{}{}, &res)
 		return hostsLoadedMsg{seq: seq, res: res, err: err}
 	}
-	return tea.Batch(hosts, f.firstPages(seq, q), f.threadsPage(""))
+	return tea.Batch(hosts, f.firstPages(seq, q), f.threadsPage("", false))
 }
 
 // firstPages reads every host's first page. Each host shows as soon as it settled (its
@@ -88,15 +88,18 @@ func nextFirstPage(ch <-chan tea.Msg) tea.Cmd {
 }
 
 // threadsPage reads a page of the runtime's threads: the first when cursor is empty.
-func (f *fleetPane) threadsPage(cursor string) tea.Cmd {
+//
+// keep: the host pages are not read with it, so rows leaving the group for a host stay until
+// a host page shows them (keepMoving).
+func (f *fleetPane) threadsPage(cursor string, keep bool) tea.Cmd {
 	g := f.group(threadsGroup)
 	g.loading = true
 	g.pageSeq++
 	seq, pageSeq, c := f.seq, g.pageSeq, f.c
 	return func() tea.Msg {
 		var res api.ThreadListResult
-		err := c.call(api.MethodThreadList, api.ThreadListParams{AnyCwd: true, Sort: "updated-desc", Limit: fleetPageSize, Cursor: cursor}, &res)
-		return threadsLoadedMsg{seq: seq, pageSeq: pageSeq, cursor: cursor, res: res, err: err}
+		err := c.call(api.MethodThreadList, api.ThreadListParams{AnyCwd: true, OutsideCatalog: true, Sort: "updated-desc", Limit: fleetPageSize, Cursor: cursor}, &res)
+		return threadsLoadedMsg{seq: seq, pageSeq: pageSeq, cursor: cursor, keep: keep, res: res, err: err}
 	}
 }
 
@@ -106,11 +109,11 @@ func (f *fleetPane) nextPage(g *fleetGroup) tea.Cmd {
 		return nil
 	}
 	if g.id == threadsGroup {
-		return f.threadsPage(g.next)
+		return f.threadsPage(g.next, false)
 	}
 	g.loading = true
 	g.pageSeq++
-	seq, pageSeq, host, cursor, q, c := f.seq, g.pageSeq, g.id, g.next, f.query, f.c
+	seq, pageSeq, host, cursor, q, c := f.seq, g.pageSeq, g.id, g.next, f.searchText(), f.c
 	return func() tea.Msg {
 		var res api.CatalogSessionsResult
 		err := c.call(api.MethodCatalogSessions, api.CatalogSessionsParams{Host: host, Cursor: cursor, Search: q, Limit: fleetPageSize}, &res)
@@ -290,14 +293,10 @@ func (f *fleetPane) firstPage(g *fleetGroup, hs api.CatalogHostSessions) {
 
 func appendSessions(rows []fleetRow, host string, ss []api.CatalogSession) []fleetRow {
 	for _, s := range ss {
-		if slices.ContainsFunc(rows, func(r fleetRow) bool { return r.ref.ID == s.ID }) {
+		if slices.ContainsFunc(rows, func(r fleetRow) bool { return r.ref.ID == s.ID || r.ref.ID == s.CodexhostThread }) {
 			continue
 		}
-		rows = append(rows, fleetRow{
-			ref: threadRef{ID: s.ID, Host: host, Title: oneLine(s.Title), Status: s.Status, Waiting: s.WaitingOnApproval,
-				Cwd: oneLine(s.Cwd), Harness: model.NativeHarness},
-			branch: oneLine(s.GitBranch), updated: s.UpdatedAt,
-		})
+		rows = append(rows, fleetRow{ref: sessionRef(host, s), branch: oneLine(s.GitBranch), updated: s.UpdatedAt})
 	}
 	return rows
 }
@@ -329,6 +328,9 @@ func (f *fleetPane) threadsLoaded(msg threadsLoadedMsg) tea.Cmd {
 		} else {
 			g.next = msg.res.NextCursor
 			g.pages = 1
+		}
+		if msg.keep {
+			rows = f.keepMoving(g.rows, rows)
 		}
 		g.rows, g.loaded = rows, true
 	} else {
@@ -390,9 +392,13 @@ func (f *fleetPane) onEvent(ev api.Event) tea.Cmd {
 		f.relayout()
 		return nil
 	}
-	// A thread the fleet has not seen: most likely a new delegation.
-	if g := f.group(threadsGroup); !g.loading && f.query == "" {
-		return f.threadsPage("")
+	// A thread the fleet has not seen: most likely a new delegation, which a native one
+	// brings to its host's page.
+	if g := f.group(threadsGroup); !g.loading && f.searchText() == "" {
+		if cmd := f.reconcile(reconcileOnFocus); cmd != nil {
+			return cmd
+		}
+		return f.threadsPage("", true)
 	}
 	return nil
 }

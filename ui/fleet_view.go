@@ -21,9 +21,11 @@ func (f *fleetPane) filter() string {
 
 // relayout rebuilds the line model and puts the cursor back on what it was on.
 func (f *fleetPane) relayout() {
-	q := strings.ToLower(f.filter())
+	fq := parseFleetQuery(f.filter())
+	q := strings.ToLower(fq.title)
 	f.lines = f.lines[:0]
-	f.shownRows, f.active = 0, 0
+	f.shownRows, f.active, f.titleRows = 0, 0, 0
+	hosted := f.hostedIDs()
 	for gi, g := range f.groups {
 		if g.id == threadsGroup && !g.loaded && !g.loading && len(g.rows) == 0 && g.errLine == "" {
 			continue
@@ -38,7 +40,14 @@ func (f *fleetPane) relayout() {
 			if r.ref.Status == model.ThreadActive {
 				f.active++
 			}
+			if g.id == threadsGroup && hosted[r.ref.ID] {
+				continue // its host lists it now
+			}
 			if q != "" && !strings.Contains(strings.ToLower(r.ref.Title), q) && !strings.HasPrefix(r.ref.ID, q) {
+				continue
+			}
+			f.titleRows++
+			if fq.bad != "" || !statusMatches(r.ref, fq.status) {
 				continue
 			}
 			f.lines = append(f.lines, fleetLine{kind: lineRow, g: gi, r: ri})
@@ -159,6 +168,8 @@ func (f *fleetPane) renderLine(i int) string {
 		what := "no sessions"
 		if g.loading {
 			what = "loading…"
+		} else if fq := parseFleetQuery(f.filter()); fq.status != "" {
+			what = "none " + fq.status
 		} else if f.filter() != "" {
 			what = "no titles match"
 		}
@@ -231,6 +242,9 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 		if r.ref.Harness != "" && r.ref.Harness != model.NativeHarness {
 			title += " (" + r.ref.Harness + ")"
 		}
+	}
+	if r.ref.Linked {
+		title = linkMark + title
 	}
 	line := pad(title, max(titleW, 1))
 	if cwdW > 0 {

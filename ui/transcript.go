@@ -495,6 +495,9 @@ func (t *transcriptPane) View() string {
 	if t.loading {
 		head += st.Muted.Render(" · loading…")
 	}
+	if note := t.c.linkNote(t.ref); note != "" {
+		head += st.Muted.Render(" · " + note)
+	}
 	head += st.Muted.Render(" · " + t.ref.ID)
 	out := []string{truncate(head, t.w)}
 	body := t.body()

@@ -25,9 +25,9 @@ func Sessions(ss []api.CatalogSession) table.Table {
 		if s.WaitingOnApproval {
 			status = table.Styled(s.Status+" (waiting on approval)", table.Warn)
 		}
-		title := table.Text(s.Title)
+		title := table.Text(s.Title + LinkNote(s.ID, s.SessionLink))
 		if s.Title == "" {
-			title = table.Styled("(untitled)", table.Muted)
+			title = table.Styled("(untitled)"+LinkNote(s.ID, s.SessionLink), table.Muted)
 		}
 		t.Rows = append(t.Rows, []table.Cell{table.Text(s.ID), status, table.At(s.UpdatedAt), table.Text(s.Source), table.Text(s.Cwd), title})
 	}
@@ -97,4 +97,27 @@ func statusStyle(s string) table.Style {
 		return table.Muted
 	}
 	return table.Plain
+}
+
+// LinkNote says which codexhost thread drives a session and which source a branch
+// continues (api.SessionLink), for people; "" when nothing links it. id is the session's own.
+func LinkNote(id string, l api.SessionLink) string {
+	note := ""
+	switch {
+	case l.CodexhostThread == "":
+	case l.CodexhostThread == id:
+		note = "codexhost thread"
+	default:
+		note = "codexhost thread " + l.CodexhostThread
+	}
+	if l.BranchOf != nil {
+		if note != "" {
+			note += ", "
+		}
+		note += "branch of " + l.BranchOf.Thread + " on " + l.BranchOf.Host
+	}
+	if note == "" {
+		return ""
+	}
+	return " [" + note + "]"
 }

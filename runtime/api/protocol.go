@@ -204,6 +204,9 @@ type ThreadListParams struct {
 	Limit  int        `json:"limit,omitempty"`
 	Cursor string     `json:"cursor,omitempty"`
 	Sort   string     `json:"sort,omitempty"`
+	// OutsideCatalog keeps only the threads no catalog host lists as a session (see
+	// SessionLink): the fleet lists the others under their host.
+	OutsideCatalog bool `json:"outsideCatalog,omitempty"`
 }
 
 // ThreadListResult is one page.
@@ -374,6 +377,7 @@ type CatalogSession struct {
 	ModelProvider     string    `json:"modelProvider,omitempty"`
 	CodexVersion      string    `json:"codexVersion,omitempty"`
 	GitBranch         string    `json:"gitBranch,omitempty"`
+	SessionLink
 }
 
 // CatalogHostSessions is one host's page. A failed host has Error and no sessions.
@@ -418,6 +422,7 @@ type CatalogTranscriptResult struct {
 	Turns       []CatalogTurn `json:"turns"`
 	OlderCursor string        `json:"olderCursor,omitempty"`
 	NewerCursor string        `json:"newerCursor,omitempty"`
+	SessionLink
 }
 
 // CatalogArchiveParams archives a thread of a local host.

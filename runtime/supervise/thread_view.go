@@ -111,7 +111,7 @@ func (v threadView) Read(ctx context.Context, id model.ThreadID, req harness.Rea
 		if err != nil {
 			return harness.Snapshot{}, err
 		}
-		snap.Info = model.ThreadInfo{Status: model.ThreadIdle, Title: hist.Title, Cwd: sup.Cwd, CreatedAt: sup.CreatedAt, UpdatedAt: sup.UpdatedAt}
+		snap.Info = model.ThreadInfo{Status: model.ThreadIdle, Title: model.BranchTitle(hist.Title), Cwd: sup.Cwd, CreatedAt: sup.CreatedAt, UpdatedAt: sup.UpdatedAt}
 		mirror = req.Messages
 	} else {
 		inner := req
@@ -133,6 +133,12 @@ func (v threadView) Read(ctx context.Context, id model.ThreadID, req harness.Rea
 		}
 	}
 	snap.Info.ID, snap.Info.Link, snap.Info.Harness = string(id), id.Link(), model.NativeHarness
+	// A branch keeps the link to its source, and its source's title until it has its own.
+	snap.Info.BranchOf = branchOf(sup)
+	if snap.Info.BranchOf != nil && sup.State != model.SupervisionPending && !named(ctx, n, sup.Canonical) {
+		// Its first prompt is no title of its own: like its catalog row, it keeps its source's.
+		snap.Info.Title = v.s.branchTitle(id)
+	}
 	if mirror {
 		hist, err := v.s.branches.History(id)
 		if err != nil {

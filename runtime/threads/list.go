@@ -76,6 +76,9 @@ func (s *Service) List(ctx context.Context, caller api.Caller, p api.ThreadListP
 	if visible != nil {
 		rows = slices.DeleteFunc(rows, func(r listRow) bool { return !visible(model.ThreadID(r.info.ID)) })
 	}
+	if p.OutsideCatalog {
+		rows = slices.DeleteFunc(rows, func(r listRow) bool { return s.opts.Supervised.InCatalog(model.ThreadID(r.info.ID), r.info.Harness) })
+	}
 	order := listOrder(sortBy)
 	slices.SortFunc(rows, order.compare)
 	if after != nil {

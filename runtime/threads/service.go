@@ -37,6 +37,9 @@ type Supervised interface {
 	// Canonical reports the canonical Codex thread of a supervised thread, which lists once,
 	// under the supervised id.
 	Canonical(id model.ThreadID) bool
+	// InCatalog reports whether a catalog host lists the native session of thread id (of
+	// harness harnessName) as its own row: thread.list with OutsideCatalog leaves it out.
+	InCatalog(id model.ThreadID, harnessName string) bool
 	// ModelLocked refuses a send that asks for another model to a supervised thread.
 	ModelLocked(id model.ThreadID) error
 	// SendPolicy escalates thread.send of a node-bound supervised thread.

@@ -1,0 +1,118 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+// search types a search line and applies it.
+func (ta *testApp) search(s string) {
+	ta.press(ta.km.Fleet.Search)
+	for range 60 {
+		ta.send(tea.KeyMsg{Type: tea.KeyBackspace})
+	}
+	ta.typeText(s)
+	ta.send(keyOf(ta.km.Input.Submit))
+}
+
+// status:running, status:stored and status:error keep the rows in that state, counted
+// against the rows the title search lets through; the catalog is searched with the title
+// part only; a word that names no status says so and shows nothing.
+func TestFleetStatusFilterKeepsRowsInThatStateAndCountsThem(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	a := newTestApp(t, rt, 130, 34)
+	mustContain(t, a.fleet.Title(), "Fleet · 4")
+
+	a.search("status:running")
+	if got := a.fleet.Title(); got != "Fleet · 1 of 4 · running" {
+		t.Fatalf("title %q", got)
+	}
+	v := a.fleet.View()
+	mustContain(t, v, "write the release notes", "search: status:running")
+	mustNotContain(t, v, "fix the flaky tests", "stored session")
+	calls := callsTo[api.CatalogSessionsParams](rt, api.MethodCatalogSessions)
+	if last := calls[len(calls)-1]; last.Search != "" {
+		t.Fatalf("the status word reached the catalog search: %+v", last)
+	}
+
+	a.search("status:st")
+	if got := a.fleet.Title(); got != "Fleet · 3 of 4 · stored" {
+		t.Fatalf("title %q", got)
+	}
+	mustContain(t, a.fleet.View(), "fix the flaky tests", "stored session")
+	mustNotContain(t, a.fleet.View(), "write the release notes")
+
+	a.search("status:error")
+	if got := a.fleet.Title(); got != "Fleet · 0 of 4 · error" {
+		t.Fatalf("title %q", got)
+	}
+	mustContain(t, a.fleet.View(), "none error")
+
+	a.search("STATUS:bogus")
+	if got := a.fleet.Title(); !strings.HasPrefix(got, "Fleet · 0 of 4 · no status bogus (running, stored, error)") {
+		t.Fatalf("title %q", got)
+	}
+
+	a.search("release status:running")
+	calls = callsTo[api.CatalogSessionsParams](rt, api.MethodCatalogSessions)
+	if last := calls[len(calls)-1]; last.Search != "release" {
+		t.Fatalf("catalog searched with %+v", last)
+	}
+	if got := a.fleet.Title(); got != "Fleet · 1 of 1 · running · search release" {
+		t.Fatalf("title %q", got)
+	}
+
+	a.press(a.km.Fleet.ClearSearch)
+	if got := a.fleet.Title(); got != "Fleet · 4" {
+		t.Fatalf("title after clearing %q", got)
+	}
+	// The search line says what it takes.
+	a.press(a.km.Fleet.Search)
+	mustContain(t, a.fleet.View(), "status:running|stored|error")
+}
+
+func TestParseFleetQuery(t *testing.T) {
+	for in, want := range map[string]fleetQuery{
+		"":                          {},
+		"fix tests":                 {title: "fix tests"},
+		"  fix   tests ":            {title: "fix   tests"},
+		"status:running":            {status: filterRunning},
+		"fix status:ERR  tests":     {title: "fix tests", status: filterError},
+		"status:s":                  {status: filterStored},
+		"status:":                   {bad: ""},
+		"status:x status:run":       {status: filterRunning},
+		"status:run status:nope":    {bad: "nope"},
+		"statusquo":                 {title: "statusquo"},
+		"my status:stored notes 修复": {title: "my notes 修复", status: filterStored},
+	} {
+		if got := parseFleetQuery(in); got != want {
+			t.Errorf("parseFleetQuery(%q) = %+v, want %+v", in, got, want)
+		}
+	}
+}
+
+// Whatever the line, the title part holds no status word, the status is one of the three or
+// none, and taking the title apart again changes nothing.
+func FuzzParseFleetQuery(f *testing.F) {
+	for _, s := range []string{"", "status:running", "fix status:st tests", "STATUS:Error", "status:", "status:status:run", "a\tstatus:x\nb", "修复 status:r"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := parseFleetQuery(s)
+		if q.status != "" && q.status != filterRunning && q.status != filterStored && q.status != filterError {
+			t.Fatalf("status %q", q.status)
+		}
+		if q.status != "" && q.bad != "" {
+			t.Fatalf("both a status and a bad word: %+v", q)
+		}
+		again := parseFleetQuery(q.title)
+		if again.title != q.title || again.status != "" || again.bad != "" {
+			t.Fatalf("%q → %+v → %+v", s, q, again)
+		}
+	})
+}
