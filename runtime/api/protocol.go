@@ -261,6 +261,8 @@ type Event struct {
 	Request json.RawMessage `json:"request,omitempty"`
 	// Catalog is one host's page of a catalog.sessions call that asked for progress.
 	Catalog *CatalogHostSessions `json:"catalog,omitempty"`
+	// Delta is the text fragment of a thread.delta event (delta.go).
+	Delta *ThreadDelta `json:"delta,omitempty"`
 }
 
 // Event types.
