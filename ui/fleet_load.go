@@ -386,6 +386,7 @@ func (f *fleetPane) onEvent(ev api.Event) tea.Cmd {
 		}
 	}
 	if found {
+		f.recountActive()
 		return nil
 	}
 	// A thread the fleet has not seen: most likely a new delegation.

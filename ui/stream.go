@@ -160,3 +160,16 @@ func (t *transcriptPane) supersedeStream(msg transcriptLoadedMsg) {
 	clear(s.items[len(kept):])
 	s.items = kept
 }
+
+// recountActive keeps the fleet's count of running threads (the status bar's "N turns
+// running") in step with status events, which change rows without laying the fleet out anew.
+func (f *fleetPane) recountActive() {
+	f.active = 0
+	for _, g := range f.groups {
+		for _, r := range g.rows {
+			if r.ref.Status == model.ThreadActive {
+				f.active++
+			}
+		}
+	}
+}

@@ -130,3 +130,17 @@ func TestTranscriptRedrawsOnlyTheStreamedLines(t *testing.T) {
 		t.Fatalf("last streamed line %q", after[len(after)-2])
 	}
 }
+
+// The status bar counts running turns from the events as they come, not at the next layout
+// of the fleet: a turn that started shows at once, one that ended leaves at once.
+func TestStatusBarCountsRunningTurnsFromEvents(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	a := newTestApp(t, rt, 130, 34)
+	mustContain(t, a.View(), "1 turn running") // idB, waiting on approval
+	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idA, Status: model.ThreadActive, TurnID: "t9", TurnStatus: model.TurnInProgress}))
+	mustContain(t, a.View(), "2 turns running")
+	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idA, Status: model.ThreadIdle, TurnID: "t9", TurnStatus: model.TurnCompleted}))
+	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idB, Status: model.ThreadIdle, TurnID: "t8", TurnStatus: model.TurnCompleted}))
+	mustNotContain(t, a.View(), "turn running", "turns running")
+}
