@@ -109,7 +109,7 @@ func streamFrames(b *testing.B, perSecond int, d time.Duration) (fps, fragmentsP
 	done := make(chan struct{})
 	go func() { _, _ = p.Run(); close(done) }()
 	p.Send(tea.WindowSizeMsg{Width: 160, Height: 50}) // starts the running turn's spinner
-	time.Sleep(300 * time.Millisecond) // let it draw its first frames
+	time.Sleep(300 * time.Millisecond)                // let it draw its first frames
 	start, startWrites := time.Now(), out.writes.Load()
 	sent := 0
 	if perSecond > 0 {
