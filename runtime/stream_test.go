@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codexhost/codexhost/internal/codexfixture"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
@@ -24,6 +25,19 @@ func TestNativeTurnStreamsToItsClient(t *testing.T) {
 		Task: "[[mode:slow]] [[delay:0.15]] [[duration:1.2]] stream it"})
 	id := string(res.Thread.ID)
 
+	streamedBeforeEnd(t, c, events, id)
+	th.close()
+	for k, v := range dumpStore(t, th.home) {
+		if strings.Contains(v, "tick1 ") || strings.Contains(k, "tick1 ") {
+			t.Errorf("the store holds streamed text under %q", k)
+		}
+	}
+}
+
+// streamedBeforeEnd collects thread's deltas up to its turn's end, checks that they came in
+// several pieces and join to the final message, and returns how many pieces came.
+func streamedBeforeEnd(t *testing.T, c *api.Client, events <-chan api.Event, id string) int {
+	t.Helper()
 	var streamed strings.Builder
 	pieces := 0
 	deadline := time.After(testWait)
@@ -51,10 +65,21 @@ func TestNativeTurnStreamsToItsClient(t *testing.T) {
 	if read.Result == nil || read.Result.Text != streamed.String() {
 		t.Fatalf("final text %+v, streamed %q", read.Result, streamed.String())
 	}
-	th.close()
-	for k, v := range dumpStore(t, th.home) {
-		if strings.Contains(v, "tick1 ") || strings.Contains(k, "tick1 ") {
-			t.Errorf("the store holds streamed text under %q", k)
-		}
+	return pieces
+}
+
+// A supervised thread (a continued session) streams under the id the user knows, as its
+// other events do.
+func TestSupervisedTurnStreamsUnderItsID(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
+	c := th.client("ops")
+	src, _ := codexfixture.StoredThread(t, th.codexHome, "", "hello")
+	sid := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src}).Thread.ID
+	events, err := c.Events(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
+	call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid,
+		Message: "[[mode:slow]] [[delay:0.15]] [[duration:1.2]] go on"})
+	streamedBeforeEnd(t, c, events, string(sid))
 }
