@@ -134,7 +134,7 @@ type streamFlush struct {
 	delta *Delta
 }
 
-// deltaLocked takes one item/agentMessage/delta of conn's process.
+// deltaLocked takes one agent message delta notification of conn's process.
 func (n *Native) deltaLocked(conn *nativeConn, params json.RawMessage) {
 	var ev appserver.AgentMessageDelta
 	if json.Unmarshal(params, &ev) != nil || ev.ThreadID == "" || ev.ItemID == "" || ev.Delta == "" {

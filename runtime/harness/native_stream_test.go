@@ -107,3 +107,64 @@ func TestNativeStreamsAssistantTextBeforeTheTurnEnds(t *testing.T) {
 		t.Fatalf("final text %+v, streamed %q", snap.Result, streamed.String())
 	}
 }
+
+// Whatever the fragments and their timing, the deltas of a message join to exactly its
+// text, with sequence numbers 1, 2, 3…, and never two inside one window.
+func FuzzStreamBufferDeliversEveryFragmentOnce(f *testing.F) {
+	f.Add([]byte("Hello, world"), []byte{0, 10, 10, 60, 1, 200})
+	f.Add([]byte("日本語のテキスト"), []byte{49, 1, 50})
+	f.Add([]byte(""), []byte{})
+	f.Fuzz(func(t *testing.T, text []byte, gaps []byte) {
+		const window = 50 * time.Millisecond
+		b := streamBuffer{window: window}
+		k := streamKey{thread: "t", item: "m"}
+		at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		var got strings.Builder
+		seq := 0
+		var last time.Time
+		take := func(d *Delta, now time.Time) {
+			if d == nil {
+				return
+			}
+			if d.Seq != seq+1 {
+				t.Fatalf("seq %d after %d", d.Seq, seq)
+			}
+			if seq > 0 && now.Sub(last) < window {
+				t.Fatalf("two deltas %v apart, inside the window", now.Sub(last))
+			}
+			seq, last = d.Seq, now
+			got.WriteString(d.Text)
+		}
+		due := time.Time{} // when the scheduled flush fires; zero when none
+		for i := range text {
+			at = at.Add(time.Duration(gapAt(gaps, i)) * time.Millisecond)
+			if !due.IsZero() && !at.Before(due) {
+				take(b.flush(k, due), due)
+				due = time.Time{}
+			}
+			d, wait := b.add(k, "turn", string(text[i:i+1]), at)
+			take(d, at)
+			if wait > 0 {
+				due = at.Add(wait)
+			}
+		}
+		// The message's end sends what waits at once, whatever the window: it must not lag.
+		seqEnd := seq
+		if d := b.end(k, at); d != nil {
+			if d.Seq != seqEnd+1 {
+				t.Fatalf("end seq %d after %d", d.Seq, seqEnd)
+			}
+			got.WriteString(d.Text)
+		}
+		if got.String() != string(text) {
+			t.Fatalf("deltas joined to %q, want %q", got.String(), text)
+		}
+	})
+}
+
+func gapAt(gaps []byte, i int) byte {
+	if len(gaps) == 0 {
+		return 0
+	}
+	return gaps[i%len(gaps)]
+}
