@@ -104,6 +104,8 @@ func BenchmarkStreamingFramesPerSecond(b *testing.B) {
 func streamFrames(b *testing.B, perSecond int, d time.Duration) (fps, fragmentsPerSec float64) {
 	a := liveBigApp(b)
 	a.c.now = time.Now // the spinner turns with the wall clock here
+	// The test loop dropped the spinner's ticks; the Program runs them.
+	a.liveTicking = false
 	out := &frameCounter{}
 	p := tea.NewProgram(initialized{a.App}, tea.WithOutput(out), tea.WithInput(strings.NewReader("")), tea.WithoutSignals())
 	done := make(chan struct{})
