@@ -90,8 +90,9 @@ func runTUI(cmd *cobra.Command, f tuiFlags) error {
 		Timeout: 15 * time.Second, Grace: 400 * time.Millisecond, Debounce: 120 * time.Millisecond, Reconcile: ui.ReconcileEvery,
 		Embedded: sess.embedded,
 	})
-	// Focus reports let the fleet read its pages again when the terminal comes back to front.
-	p := tea.NewProgram(app, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithReportFocus())
+	// Focus reports let the fleet read its pages again when the terminal comes back to front;
+	// cell-motion mouse reports carry clicks and the wheel (ui/mouse.go).
+	p := tea.NewProgram(app, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithReportFocus(), tea.WithMouseCellMotion())
 	relayDone := make(chan struct{})
 	go func() {
 		defer close(relayDone)

@@ -316,7 +316,7 @@ func TestTerminalAppDrivesARealRuntime(t *testing.T) {
 	waitFor("Open a thread")
 	typeText(slow)
 	press(km.Input.Submit)
-	waitFor("● active")
+	waitFor("● running")
 	press(km.Thread.Watch)
 	waitFor("Watch a thread")
 	press(km.Input.Submit)

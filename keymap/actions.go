@@ -46,12 +46,16 @@ func (km *KeyMap) Actions() []Action {
 		a(ScopeGlobal, "open", &g.Open, "transcript", "thread read"),
 		a(ScopeGlobal, "refresh", &g.Refresh, "hosts", "sessions"),
 		a(ScopeGlobal, "suspend", &g.Suspend),
+		a(ScopeGlobal, "zoom", &g.Zoom),
+		a(ScopeGlobal, "info", &g.Info),
 
 		a(ScopeThread, "archive", &t.Archive, "archive"),
 		a(ScopeThread, "send", &t.Send, "thread send"),
 		a(ScopeThread, "delegate", &t.Delegate, "delegate start"),
 		a(ScopeThread, "watch", &t.Watch, "thread watch"),
 		a(ScopeThread, "cancel", &t.Cancel, "thread cancel"),
+		a(ScopeThread, "copy", &t.Copy),
+		a(ScopeThread, "copyLink", &t.CopyLink),
 
 		a(ScopeTasks, "cancel", &km.Tasks.Cancel, "task cancel"),
 
@@ -73,6 +77,10 @@ func (km *KeyMap) Actions() []Action {
 		a(ScopeTranscript, "pageDown", &tr.PageDown),
 		a(ScopeTranscript, "top", &tr.Top),
 		a(ScopeTranscript, "follow", &tr.Follow, "transcript", "thread read"),
+		a(ScopeTranscript, "search", &tr.Search),
+		a(ScopeTranscript, "nextMatch", &tr.NextMatch),
+		a(ScopeTranscript, "prevMatch", &tr.PrevMatch),
+		a(ScopeTranscript, "clearSearch", &tr.ClearSearch),
 
 		a(ScopeLineage, "expand", &ln.Expand),
 		a(ScopeLineage, "collapse", &ln.Collapse),
@@ -90,8 +98,9 @@ func (km *KeyMap) Actions() []Action {
 	}
 }
 
-// IsNavigation reports whether an action only moves through the app's own view and so needs
-// no subcommand; every other action must name one.
+// IsNavigation reports whether an action only moves through the app's own view (or acts on
+// the terminal alone, as copying to the clipboard does) and so needs no subcommand; every
+// other action must name one.
 func IsNavigation(name string) bool { return navigation[name] }
 
 var navigation = map[string]bool{
@@ -104,6 +113,9 @@ var navigation = map[string]bool{
 	"dialog.confirm": true, "dialog.cancel": true,
 	"input.submit": true, "input.cancel": true, "input.nextField": true, "input.prevField": true,
 	"input.nextPick": true, "input.prevPick": true,
+	// App-only: they call no runtime method.
+	"global.zoom": true, "global.info": true, "thread.copy": true, "thread.copyLink": true,
+	"transcript.search": true, "transcript.nextMatch": true, "transcript.prevMatch": true, "transcript.clearSearch": true,
 }
 
 // activeTogether lists the scopes whose keys are live at the same moment; a key bound twice

@@ -20,6 +20,8 @@ type Global struct {
 	Open          key.Binding
 	Refresh       key.Binding
 	Suspend       key.Binding
+	Zoom          key.Binding // the focused pane takes the whole screen, and back
+	Info          key.Binding // the whole text of what is cut: status bar, selection, reasons
 }
 
 // Thread keys act on the thread selected in the focused pane.
@@ -29,6 +31,8 @@ type Thread struct {
 	Delegate key.Binding
 	Watch    key.Binding
 	Cancel   key.Binding
+	Copy     key.Binding // the thread's id to the clipboard
+	CopyLink key.Binding // the thread's codex://threads/ link to the clipboard
 }
 
 // Tasks keys act on the task under the cursor of the tasks pane.
@@ -62,6 +66,11 @@ type Transcript struct {
 	PageDown key.Binding
 	Top      key.Binding
 	Follow   key.Binding
+	// Searching the transcript's text.
+	Search      key.Binding
+	NextMatch   key.Binding
+	PrevMatch   key.Binding
+	ClearSearch key.Binding
 }
 
 // Lineage keys fold the delegation tree.
@@ -122,6 +131,8 @@ func Default() KeyMap {
 			Open:          bind("o", "open thread", "o"),
 			Refresh:       bind("r", "refresh", "r"),
 			Suspend:       bind("ctrl+z", "suspend", "ctrl+z"),
+			Zoom:          bind("z", "zoom pane", "z"),
+			Info:          bind("i", "show in full", "i"),
 		},
 		Thread: Thread{
 			Archive:  bind("a", "archive", "a"),
@@ -129,6 +140,8 @@ func Default() KeyMap {
 			Delegate: bind("d", "delegate", "d"),
 			Watch:    bind("w", "watch", "w"),
 			Cancel:   bind("x", "cancel turn", "x"),
+			Copy:     bind("y", "copy id", "y"),
+			CopyLink: bind("Y", "copy link", "Y"),
 		},
 		Tasks: Tasks{
 			Cancel: bind("x", "cancel task", "x"),
@@ -148,12 +161,16 @@ func Default() KeyMap {
 			Continue:    bind("c", "continue session", "c"),
 		},
 		Transcript: Transcript{
-			Up:       bind("↑/k", "scroll up", "up", "k"),
-			Down:     bind("↓/j", "scroll down", "down", "j"),
-			PageUp:   bind("pgup", "page up (older)", "pgup", "ctrl+u"),
-			PageDown: bind("pgdn", "page down", "pgdown", "ctrl+d"),
-			Top:      bind("g/home", "oldest loaded", "g", "home"),
-			Follow:   bind("G/end", "follow live", "G", "end"),
+			Up:          bind("↑/k", "scroll up", "up", "k"),
+			Down:        bind("↓/j", "scroll down", "down", "j"),
+			PageUp:      bind("pgup", "page up (older)", "pgup", "ctrl+u"),
+			PageDown:    bind("pgdn", "page down", "pgdown", "ctrl+d"),
+			Top:         bind("g/home", "oldest loaded", "g", "home"),
+			Follow:      bind("G/end", "follow live", "G", "end"),
+			Search:      bind("/", "search text", "/"),
+			NextMatch:   bind("n", "next match", "n"),
+			PrevMatch:   bind("N", "previous match", "N"),
+			ClearSearch: bind("esc", "clear search", "esc"),
 		},
 		Lineage: Lineage{
 			Expand:   bind("→/l", "expand", "right", "l"),

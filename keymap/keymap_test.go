@@ -154,7 +154,7 @@ func TestApplyRefusesBadEntriesWithTheirNames(t *testing.T) {
 func TestKeysOfOneScopeMayRepeatInScopesNeverLiveTogether(t *testing.T) {
 	km := Default()
 	// j moves lists and scrolls transcripts: never live at once.
-	if err := Apply(&km, map[string]any{"transcript.down": "n", "list.down": "n"}); err != nil {
+	if err := Apply(&km, map[string]any{"transcript.down": "b", "list.down": "b"}); err != nil {
 		t.Fatal(err)
 	}
 }

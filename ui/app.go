@@ -42,6 +42,7 @@ type App struct {
 
 	focus  paneID
 	detail paneID // the pane the compact layout shows beside the fleet
+	zoomed bool   // the focused pane has the whole body (z)
 	panes  [paneCount]pane
 
 	fleet      *fleetPane
@@ -54,6 +55,7 @@ type App struct {
 	status   *statusBar
 	confirm  *confirmDialog
 	form     *formDialog
+	details  *detailDialog
 	help     help.Model
 	showHelp bool
 	helpOff  int
@@ -85,6 +87,7 @@ func New(o Options) *App {
 	keys, st := o.Keys, o.Styles
 	c := &common{ctx: o.Context, rt: o.Runtime, keys: &keys, st: &st, profile: o.Profile,
 		now: o.Now, embedded: o.Embedded, timeout: o.Timeout, grace: o.Grace, debounce: o.Debounce, reconcile: o.Reconcile, client: o.Client, cwd: o.Cwd, plain: o.Plain, loc: o.Location}
+	c.clipboard, c.tmux = clipboardOf(o)
 	a := &App{c: c, detail: paneTranscript}
 	a.fleet = newFleetPane(c)
 	a.transcript = newTranscriptPane(c)
@@ -96,6 +99,7 @@ func New(o Options) *App {
 	a.status = newStatusBar(c, o.Endpoint)
 	a.confirm = &confirmDialog{c: c}
 	a.form = &formDialog{c: c}
+	a.details = &detailDialog{c: c}
 	a.help = help.New()
 	a.help.Styles.ShortKey, a.help.Styles.ShortDesc = st.HelpKey, st.HelpDesc
 	a.help.Styles.ShortSeparator, a.help.Styles.Ellipsis = st.Muted, st.Muted
@@ -127,6 +131,8 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.broadcast(msg)
 	case tea.KeyMsg:
 		return a.handleKeys(msg)
+	case tea.MouseMsg:
+		return a.handleMouse(msg)
 	case paneMsg:
 		return a.panes[msg.to].Update(msg.inner)
 	case spinner.TickMsg:
@@ -182,15 +188,7 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 		return cmd
 	}
-	if a.showHelp {
-		switch {
-		case key.Matches(k, km.List.Down):
-			a.helpOff++
-		case key.Matches(k, km.List.Up):
-			a.helpOff = max(a.helpOff-1, 0)
-		default:
-			a.showHelp = false
-		}
+	if a.viewerKey(k) {
 		return nil
 	}
 	p := a.panes[a.focus]
@@ -221,20 +219,11 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Global.Open):
 		return a.openForm()
 	case key.Matches(k, km.Global.Refresh):
-		return a.refreshAll()
+		return a.refreshKey()
 	case key.Matches(k, km.Global.Suspend):
 		return tea.Suspend
 	default:
-		if cmd, ok := a.taskKey(k); ok {
-			return cmd
-		}
-		if cmd, ok := a.continueKey(k); ok {
-			return cmd
-		}
-		if cmd, ok := a.threadKey(k); ok {
-			return cmd
-		}
-		return p.Update(k)
+		return a.actionKey(k, p)
 	}
 	return nil
 }
@@ -264,8 +253,10 @@ func (a *App) View() string {
 		body = a.overlay(body, a.confirm.View(a.w-4))
 	case a.form.open:
 		body = a.overlay(body, a.form.View(a.w-4))
+	case a.details.open:
+		body = a.overlay(body, a.details.View(a.w-4, bodyH))
 	}
-	a.status.running = a.fleet.active
+	a.status.running, a.status.zoomed = a.fleet.active, a.zoomed
 	body = append(body, a.status.View(a.w), a.footer())
 	return strings.Join(body, "\n")
 }
@@ -278,6 +269,8 @@ func (a *App) footer() string {
 		b = a.confirm.ShortHelp()
 	case a.form.open:
 		b = a.form.ShortHelp()
+	case a.details.open:
+		b = a.details.ShortHelp()
 	case a.showHelp:
 		closeKey := km.Global.Help
 		closeKey.SetHelp("any key", "close help")
@@ -290,9 +283,13 @@ func (a *App) footer() string {
 				b = append(b, a.threadKeysFor(ref)...)
 			}
 			b = append(b, km.Global.NextPane, km.Global.Open)
+			if !a.zoomed {
+				b = append(b, a.zoomHelp())
+			}
+			b = append(b, km.Global.Info)
 			// Help and quit always show, at the end: the rest is cut to make room.
 			a.help.Width = 0
-			end := a.help.ShortHelpView([]key.Binding{km.Global.Help, km.Global.Quit})
+			end := a.help.ShortHelpView(a.footerEnd())
 			sep := a.c.st.Muted.Render(" • ")
 			rest := a.help.ShortHelpView(b)
 			room := a.w - ansiWidth(end) - ansiWidth(sep)

@@ -59,5 +59,5 @@ func (a *App) threadKeysFor(ref threadRef) []key.Binding {
 	if a.c.archiveReason(ref) == "" {
 		b = append(b, t.Archive)
 	}
-	return b
+	return append(b, navHelp(t.Copy, t.CopyLink, "copy id/link"))
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -64,6 +65,10 @@ type Options struct {
 	// its running turns; nil means it never does.
 	Embedded func() bool
 	Location *time.Location // times are shown in it; default the local zone
+	// Clipboard is the terminal copy sequences (OSC 52) are written to; default standard
+	// output, where the program draws.
+	Clipboard io.Writer
+	Getenv    func(string) string // reads $TMUX; default os.Getenv
 }
 
 // common is what every pane shares, by pointer. Commands capture values they need when they
@@ -85,6 +90,8 @@ type common struct {
 	cwd       string
 	plain     bool
 	loc       *time.Location
+	clipboard io.Writer // where copy sequences go (Options.Clipboard)
+	tmux      bool      // the app runs inside tmux, whose passthrough copy sequences need
 
 	defaultHost string // the catalog's default host, once known; read and written in Update only
 	// ids are the thread and turn ids the app has loaded, so that each shows by its shortest
@@ -267,26 +274,22 @@ func age(now, t time.Time) string {
 	return fmt.Sprintf("%dy", int(d/(365*24*time.Hour)))
 }
 
-// badge is a thread status as glyph and word; the glyph alone when short is set.
+// badge is a thread status as glyph and word (statusWord); the glyph alone when short is set.
 func (c *common) badge(status string, waiting bool, short bool) string {
 	st := c.st
-	var g, word string
-	var style = st.BadgeIdle
+	var g, style = "?", st.BadgeIdle
+	word := statusWord(status)
 	switch {
 	case waiting:
 		g, word, style = "◆", "waiting", st.BadgeWaiting
 	case status == model.ThreadActive:
-		g, word, style = "●", "active", st.BadgeActive
+		g, style = "●", st.BadgeActive
 	case status == model.ThreadIdle:
-		g, word, style = "○", "idle", st.BadgeIdle
+		g, style = "○", st.BadgeIdle
 	case status == model.ThreadNotLoaded:
-		g, word, style = "◌", "notLoaded", st.BadgeStored
-	case status == model.ThreadSystemError || status == "error":
-		g, word, style = "✗", "error", st.BadgeError
-	case status == "":
-		g, word = "?", "unknown"
-	default:
-		g, word = "?", oneLine(status)
+		g, style = "◌", st.BadgeStored
+	case statusWord(status) == "error":
+		g, style = "✗", st.BadgeError
 	}
 	if short {
 		return style.Render(g)
@@ -294,18 +297,19 @@ func (c *common) badge(status string, waiting bool, short bool) string {
 	return style.Render(pad(g+" "+word, badgeWidth))
 }
 
-// badgeWidth fits the longest badge, "◌ notLoaded".
+// badgeWidth fits the longest badge of a thread, "◆ waiting"; a longer unknown word is cut.
 const badgeWidth = 11
 
-// statusWords is the long form of a status for prompts and headers.
+// statusWords is the long form of a status for prompts and headers, in the words of
+// statusWord.
 func statusWords(status string, waiting bool) string {
 	switch {
 	case waiting:
-		return status + ", waiting on approval"
+		return statusWord(status) + ", waiting on approval"
 	case status == model.ThreadNotLoaded:
-		return "notLoaded: stored, activity unknown"
+		return "stored, activity unknown"
 	case status == "":
 		return "status unknown"
 	}
-	return status
+	return statusWord(status)
 }

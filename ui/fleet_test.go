@@ -18,7 +18,7 @@ func TestFleetGroupsHostsLocalFirstWithHealthAndErrors(t *testing.T) {
 	a := newTestApp(t, rt, 180, 34)
 	v := a.fleet.View()
 	mustContain(t, v, "gateway:local  ✓ ok · 3", "node:lab  ✗ error · 0", "! APP_SERVER_UNAVAILABLE: codex not found",
-		"codexhost threads  ✓ ok · 1", "◆ waiting", "◌ notLoaded", "○ idle", "5m", "3h", "2d", "main")
+		"codexhost threads  ✓ ok · 1", "◆ waiting", "◌ stored", "○ idle", "5m", "3h", "2d", "main")
 	golden.RequireEqual(t, []byte(v))
 }
 

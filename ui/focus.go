@@ -9,6 +9,8 @@ func (a *App) setFocus(id paneID) {
 	if id != paneFleet && a.detail != id {
 		a.detail = id
 		a.layout()
+	} else if a.zoomed {
+		a.layout()
 	}
 }
 

@@ -25,6 +25,7 @@ func navHelp(a, b key.Binding, desc ...string) key.Binding {
 var scopeTitles = map[string]string{
 	keymap.ScopeGlobal:     "Everywhere",
 	keymap.ScopeThread:     "Selected thread",
+	keymap.ScopeTasks:      "Tasks",
 	keymap.ScopeList:       "Lists",
 	keymap.ScopeFleet:      "Fleet",
 	keymap.ScopeTranscript: "Transcript",

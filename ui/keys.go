@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -26,4 +27,34 @@ func (a *App) handleKeys(k tea.KeyMsg) tea.Cmd {
 // textInputOpen reports a form or a pane's text input taking the keyboard.
 func (a *App) textInputOpen() bool {
 	return a.form.open || a.panes[a.focus].Capturing()
+}
+
+// actionKey gives a key no global binding took to the view keys, the keys of the tasks and
+// the selected thread, and last to the focused pane p.
+func (a *App) actionKey(k tea.KeyMsg, p pane) tea.Cmd {
+	for _, try := range []func(tea.KeyMsg) (tea.Cmd, bool){a.zoomKey, a.infoKey, a.taskKey, a.continueKey, a.copyKey, a.threadKey} {
+		if cmd, ok := try(k); ok {
+			return cmd
+		}
+	}
+	return p.Update(k)
+}
+
+// viewerKey gives a key to the detail view or the help when one is open: they scroll with
+// the list keys and close on any other.
+func (a *App) viewerKey(k tea.KeyMsg) bool {
+	km := a.c.keys
+	switch {
+	case a.details.open:
+		a.details.HandleKey(k)
+	case !a.showHelp:
+		return false
+	case key.Matches(k, km.List.Down):
+		a.helpOff++
+	case key.Matches(k, km.List.Up):
+		a.helpOff = max(a.helpOff-1, 0)
+	default:
+		a.showHelp = false
+	}
+	return true
 }

@@ -33,6 +33,10 @@ func (a *App) layout() {
 		a.rects[id], a.shown[id] = r, true
 		a.panes[id].SetSize(r.w-2, r.h-2)
 	}
+	if a.zoomed {
+		a.layoutZoomed(bodyH, set)
+		return
+	}
 	if a.compact {
 		lw := a.w * 2 / 5
 		set(paneFleet, rect{0, 0, lw, bodyH})

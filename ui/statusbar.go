@@ -31,7 +31,8 @@ type statusBar struct {
 	msg string
 	lvl level
 
-	running int // threads of the fleet running a turn
+	running int  // threads of the fleet running a turn
+	zoomed  bool // the focused pane has the whole screen
 }
 
 func newStatusBar(c *common, endpoint string) *statusBar {
@@ -84,6 +85,9 @@ func (s *statusBar) View(w int) string {
 			text += ": " + s.connErr
 		}
 		parts = append(parts, st.StatusError.Render(st.G.Danger+text))
+	}
+	if s.zoomed {
+		parts = append(parts, st.Accent.Render("zoom"))
 	}
 	if s.running > 0 {
 		parts = append(parts, st.BadgeActive.Render(s.c.spinner()+" "+plural(s.running, "turn running", "turns running")))

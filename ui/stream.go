@@ -88,6 +88,7 @@ func (t *transcriptPane) restream() {
 		return
 	}
 	t.lines = t.appendStream(t.lines[:s.at], s.after)
+	t.search.in = nil // the lines changed in place: a search must look at them again
 }
 
 // appendStream adds the streamed messages of the shown thread after the body's lines, which

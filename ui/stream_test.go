@@ -144,3 +144,21 @@ func TestStatusBarCountsRunningTurnsFromEvents(t *testing.T) {
 	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idB, Status: model.ThreadIdle, TurnID: "t8", TurnStatus: model.TurnCompleted}))
 	mustNotContain(t, a.View(), "turn running", "turns running")
 }
+
+// A search in the transcript finds text that streamed in after it started, though the
+// streamed lines change in place.
+func TestTranscriptSearchSeesStreamedText(t *testing.T) {
+	a, _ := newLiveApp(t, 120, 35)
+	tr := a.transcript
+	a.send(delta("msg_1", "Roses are ", 1))
+	tr.search.query = "violets"
+	tr.search.sync(tr.body())
+	if len(tr.search.matches) != 0 {
+		t.Fatalf("matches before the text came: %+v", tr.search.matches)
+	}
+	a.send(delta("msg_1", "red, violets", 2))
+	tr.search.sync(tr.body())
+	if len(tr.search.matches) != 1 {
+		t.Fatalf("%d matches of streamed text, want 1", len(tr.search.matches))
+	}
+}

@@ -77,11 +77,12 @@ type transcriptPane struct {
 	lines    []string // rendered body; nil when stale
 	linesIDs int      // the id index's version the body was drawn with
 
-	live liveStream // text of the running turn not yet read (stream.go)
+	search transcriptSearch
+	live   liveStream // text of the running turn not yet read (stream.go)
 }
 
 func newTranscriptPane(c *common) *transcriptPane {
-	return &transcriptPane{c: c, md: map[string][]string{}, mdPending: map[string]bool{}}
+	return &transcriptPane{c: c, md: map[string][]string{}, mdPending: map[string]bool{}, search: newTranscriptSearch(c)}
 }
 
 func (t *transcriptPane) Init() tea.Cmd { return nil }
@@ -102,13 +103,16 @@ func (t *transcriptPane) SetSize(w, h int) {
 }
 
 func (t *transcriptPane) SetFocused(b bool) { t.focused = b }
-func (t *transcriptPane) Capturing() bool   { return false }
+func (t *transcriptPane) Capturing() bool   { return t.search.typing }
 
 func (t *transcriptPane) Selected() (threadRef, bool) { return t.ref, t.has }
 
 func (t *transcriptPane) ShortHelp() []key.Binding {
 	k := t.c.keys.Transcript
-	return []key.Binding{navHelp(k.Up, k.Down), k.PageUp, k.Follow}
+	if t.search.typing {
+		return t.searchHelp()
+	}
+	return append([]key.Binding{navHelp(k.Up, k.Down), k.PageUp, k.Follow}, t.searchHelp()...)
 }
 
 func (t *transcriptPane) FullHelp() [][]key.Binding { return [][]key.Binding{t.ShortHelp()} }
@@ -124,6 +128,7 @@ func (t *transcriptPane) Show(ref threadRef) tea.Cmd {
 		return nil
 	}
 	t.ref, t.has = ref, true
+	t.search.clear()
 	t.seq++
 	t.entries, t.older, t.err, t.loaded, t.lastTurn = nil, "", "", false, nil
 	t.loadingOlder, t.queued = false, false
@@ -332,7 +337,7 @@ func mergeNewest(have []tEntry, haveOlder string, page []tEntry, pageOlder strin
 	return page, pageOlder
 }
 
-func (t *transcriptPane) bodyHeight() int { return max(t.h-1, 1) }
+func (t *transcriptPane) bodyHeight() int { return max(t.h-1-t.search.rows(), 1) }
 
 // settle keeps the view on the newest line while following.
 func (t *transcriptPane) settle() {
@@ -347,6 +352,9 @@ func (t *transcriptPane) clamp() {
 }
 
 func (t *transcriptPane) handleKey(k tea.KeyMsg) tea.Cmd {
+	if cmd, ok := t.searchKey(k); ok {
+		return cmd
+	}
 	km := t.c.keys.Transcript
 	bh := t.bodyHeight()
 	switch {
@@ -506,8 +514,12 @@ func (t *transcriptPane) View() string {
 		out = append(out, st.Muted.Render("no messages yet"))
 	}
 	bh := t.bodyHeight() - (len(out) - 1)
+	t.search.sync(body)
 	for i := t.offset; i < len(body) && i < t.offset+bh; i++ {
-		out = append(out, body[i])
+		out = append(out, t.search.highlight(st, i, body[i]))
+	}
+	if t.search.active() {
+		out = append(fitLines(out, t.w, t.h-1), t.searchLine())
 	}
 	return fit(strings.Join(out, "\n"), t.w, t.h)
 }

@@ -92,7 +92,7 @@ func TestTranscriptFollowsLiveThreadOnEvents(t *testing.T) {
 	if m := len(callsTo[api.CatalogTranscriptParams](rt, api.MethodCatalogTranscript)); m != n+1 {
 		t.Fatalf("event did not refresh the transcript: %d -> %d", n, m)
 	}
-	mustContain(t, a.transcript.View(), "● active", "● live")
+	mustContain(t, a.transcript.View(), "● running", "● live")
 	// Another thread's event leaves it alone.
 	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idB, Status: model.ThreadIdle}))
 	if m := len(callsTo[api.CatalogTranscriptParams](rt, api.MethodCatalogTranscript)); m != n+1 {

@@ -12,17 +12,12 @@ import (
 // How turns show: their outcome in words for people (with the reason of a failure), and a
 // running turn with a spinner and its elapsed time, animated by one ticker of the app.
 
-// turnWords is a turn status for people.
+// turnWords is a turn status for people (statusWord); nothing for an unknown one.
 func turnWords(status string) string {
-	switch status {
-	case model.TurnInProgress:
-		return "running"
-	case model.TurnFailed:
-		return "error"
-	case "":
+	if status == "" {
 		return ""
 	}
-	return oneLine(status)
+	return statusWord(status)
 }
 
 // outcomeLine is the line a turn that did not complete ends with; empty for the others.

@@ -56,6 +56,12 @@ func BenchmarkTitles10k(b *testing.B) {
 		}
 		b.ReportMetric(float64(n), "matches")
 	})
+	// What any one-shot command that needs the App Server pays before its first request.
+	b.Run("raw_start_only", func(b *testing.B) {
+		for b.Loop() {
+			_ = start().Close()
+		}
+	})
 	b.Run("raw_start_and_search_all", func(b *testing.B) {
 		for b.Loop() {
 			c := start()
