@@ -95,14 +95,19 @@ func followEvents(ctx context.Context, c *api.Client, out io.Writer, after strin
 		if !follow {
 			return nil
 		}
+		poll := time.After(followPoll)
+	wake:
 		select {
 		case <-ctx.Done():
 			return nil
-		case _, ok := <-changes:
+		case ev, ok := <-changes:
 			if !ok {
 				return fmt.Errorf("event stream closed; resume with --after %s", after)
 			}
-		case <-time.After(followPoll):
+			if ev.Type == api.EventThreadDelta {
+				goto wake // streamed text never adds to the log: no read per fragment
+			}
+		case <-poll:
 		}
 	}
 }

@@ -350,6 +350,7 @@ func (h *Host) Subscribe(ctx context.Context, fn func(api.Event)) {
 // operators; for a client without operator.read, the events of its own principal's threads
 // and its own event log, so that no client learns ids it was never given.
 func (h *Host) SubscribeCaller(ctx context.Context, caller api.Caller, fn func(api.Event)) {
+	fn = withContentPolicy(caller, fn) // conversation text: runtime/eventcontent.go
 	visible := h.threads.VisibleTo(caller, h.currentConfig().Grant(caller.Client))
 	if f := h.follower.Load(); f != nil && visible != nil {
 		visible = func(id model.ThreadID) bool { return f.visible(ctx, caller, id) }
@@ -395,6 +396,10 @@ func (h *Host) publish(ev api.Event) {
 // onHarnessEvent keeps records in step with threads and fans the change out, under the
 // supervised id too when the thread is a supervised thread's canonical one.
 func (h *Host) onHarnessEvent(ev harness.Event) {
+	if ev.Delta != nil {
+		h.onDelta(ev) // runtime/stream.go
+		return
+	}
 	if ev.Progress {
 		// Only the transcript changed: no record to update and no stop to evaluate.
 		h.publish(api.Event{Type: api.EventThreadProgress, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID})

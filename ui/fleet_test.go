@@ -149,17 +149,3 @@ func TestFleetCountsAreOfTheRowsTheSearchShows(t *testing.T) {
 		t.Fatalf("title after the catalog search %q", got)
 	}
 }
-
-// The status bar's count of running turns follows status events: a turn that ended leaves
-// it, as its row turns idle (it once stayed at "1 turn running" until a reload).
-func TestStatusBarRunningCountFollowsStatusEvents(t *testing.T) {
-	rt := newFake()
-	fleetFixture(rt)
-	a := newTestApp(t, rt, 130, 34)
-	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idB, Status: model.ThreadIdle}))
-	mustNotContain(t, a.view(), "turn running")
-	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idA, Status: model.ThreadActive}))
-	mustContain(t, a.view(), "1 turn running")
-	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idA, Status: model.ThreadIdle}))
-	mustNotContain(t, a.view(), "turn running")
-}

@@ -19,6 +19,7 @@ const transcriptPageSize = 50
 // tEntry is one message of a transcript, oldest first.
 type tEntry struct {
 	key        string // stable across reloads, to merge pages
+	item       string // the runtime's message id, when it gives one (a streamed message's item)
 	role       string
 	text       string
 	turn       string
@@ -77,6 +78,7 @@ type transcriptPane struct {
 	linesIDs int      // the id index's version the body was drawn with
 
 	search transcriptSearch
+	live   liveStream // text of the running turn not yet read (stream.go)
 }
 
 func newTranscriptPane(c *common) *transcriptPane {
@@ -193,7 +195,7 @@ func messageEntries(msgs []model.Message) []tEntry {
 		if n := seen[k]; n > 1 {
 			k = fmt.Sprintf("%s.%d", k, n)
 		}
-		out = append(out, tEntry{key: k, role: m.Role, text: clean(m.Text), turn: m.TurnID, at: m.At})
+		out = append(out, tEntry{key: k, item: m.ID, role: m.Role, text: clean(m.Text), turn: m.TurnID, at: m.At})
 	}
 	return out
 }
@@ -240,6 +242,9 @@ func (t *transcriptPane) Update(msg tea.Msg) tea.Cmd {
 		t.lines = nil
 		t.settle()
 	case eventMsg:
+		if msg.ev.Type == api.EventThreadDelta {
+			return t.onDelta(msg.ev)
+		}
 		if (msg.ev.Type == api.EventThreadStatus || msg.ev.Type == api.EventThreadProgress) && t.has && msg.ev.Thread == t.ref.ID {
 			if msg.ev.Status != "" {
 				t.ref.Status = msg.ev.Status
@@ -304,6 +309,7 @@ func (t *transcriptPane) onLoaded(msg transcriptLoadedMsg) tea.Cmd {
 		t.loaded = true
 		t.lines = nil
 	}
+	t.supersedeStream(msg)
 	t.settle()
 	var cmds []tea.Cmd
 	if t.queued {
@@ -460,6 +466,7 @@ func (t *transcriptPane) body() []string {
 	}
 	lines = t.endTurn(lines, last)
 	lines = t.lastTurnAlone(lines, turn)
+	lines = t.appendStream(lines, turn)
 	t.lines = lines
 	return lines
 }

@@ -266,6 +266,8 @@ type Event struct {
 	Catalog *CatalogHostSessions `json:"catalog,omitempty"`
 	// Install is a line of npm's output of a codex.install call that asked for progress.
 	Install *CodexInstallProgress `json:"install,omitempty"`
+	// Delta is the text fragment of a thread.delta event (delta.go).
+	Delta *ThreadDelta `json:"delta,omitempty"`
 }
 
 // Event types.

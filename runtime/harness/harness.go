@@ -62,7 +62,10 @@ type Event struct {
 	// Progress marks a message of the running turn that just completed: the transcript grew,
 	// the status did not change (watchers of stops ignore it).
 	Progress bool
-	At       time.Time
+	// Delta, when set, is a fragment of the running turn's assistant text
+	// (native_stream.go); nothing else of the event changed.
+	Delta *Delta
+	At    time.Time
 }
 
 // Harness is one way of running threads.

@@ -45,6 +45,7 @@ type Native struct {
 	conn    *nativeConn
 	threads map[model.ThreadID]*nativeThread // loaded in conn's process
 	sending map[model.ThreadID]bool          // a Send is between its checks and turn/start
+	stream  streamBuffer                     // assistant text not yet sent (native_stream.go)
 
 	// Events wait here for the single dispatcher, so they reach OnEvent in the order the
 	// state changed even when different goroutines changed it.
@@ -85,6 +86,7 @@ func NewNative(opts NativeOptions) *Native {
 		startSem: make(chan struct{}, 1),
 		threads:  map[model.ThreadID]*nativeThread{},
 		sending:  map[model.ThreadID]bool{},
+		stream:   streamBuffer{window: DeltaWindow},
 	}
 }
 
@@ -179,7 +181,8 @@ func nativeClosedErr() error {
 // nativeTracked selects the notifications that carry thread and turn status.
 func nativeTracked(method string) bool {
 	switch method {
-	case appserver.NoteThreadStatusChanged, appserver.NoteTurnStarted, appserver.NoteTurnCompleted, appserver.NoteThreadStarted, appserver.NoteThreadClosed, appserver.NoteItemCompleted:
+	case appserver.NoteThreadStatusChanged, appserver.NoteTurnStarted, appserver.NoteTurnCompleted, appserver.NoteThreadStarted, appserver.NoteThreadClosed, appserver.NoteItemCompleted,
+		appserver.NoteAgentMessageDelta:
 		return true
 	}
 	return false
@@ -236,6 +239,7 @@ func (n *Native) retire(conn *nativeConn) {
 	slices.Sort(ids)
 	for _, id := range ids {
 		t := n.threads[id]
+		n.endThreadStreamLocked(id)
 		if t.turnID != "" {
 			n.emitLocked(Event{Thread: id, Status: model.ThreadNotLoaded, TurnID: t.turnID, TurnStatus: model.TurnInterrupted})
 		} else {
@@ -243,6 +247,7 @@ func (n *Native) retire(conn *nativeConn) {
 		}
 	}
 	n.threads = map[model.ThreadID]*nativeThread{}
+	n.stream.items = nil
 	n.conn = nil
 }
 
@@ -292,9 +297,12 @@ func (n *Native) apply(conn *nativeConn, note appserver.Notification) {
 			return
 		}
 		id := model.ThreadID(ev.ThreadID)
+		n.endStreamLocked(id, ev.Item.ID)
 		if t := n.threads[id]; t != nil && t.turnID != "" {
 			n.emitLocked(Event{Thread: id, Status: t.status, TurnID: t.turnID, Progress: true})
 		}
+	case appserver.NoteAgentMessageDelta:
+		n.deltaLocked(conn, note.Params)
 	case appserver.NoteThreadClosed:
 		var ev appserver.ThreadIDEvent
 		if json.Unmarshal(note.Params, &ev) == nil && ev.ThreadID != "" {
@@ -345,6 +353,7 @@ func (n *Native) unloadLocked(id model.ThreadID) {
 	if t == nil {
 		return
 	}
+	n.endThreadStreamLocked(id)
 	delete(n.threads, id)
 	if t.turnID != "" {
 		n.emitLocked(Event{Thread: id, Status: model.ThreadNotLoaded, TurnID: t.turnID, TurnStatus: model.TurnInterrupted})
@@ -385,6 +394,7 @@ func (n *Native) turnEndedLocked(id model.ThreadID, turn appserver.Turn) {
 			status = model.ThreadSystemError
 		}
 	}
+	n.endThreadStreamLocked(id)
 	t.turnID, t.lastEnded, t.status, t.pending, t.waiting = "", turn.ID, status, "", false
 	n.emitLocked(Event{Thread: id, Status: status, TurnID: turn.ID, TurnStatus: turn.Status})
 }

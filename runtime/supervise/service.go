@@ -189,6 +189,10 @@ func (s *Service) OnEvent(ev harness.Event) {
 	if err != nil || !ok {
 		return
 	}
+	if d := ev.Delta; d != nil {
+		s.opts.Publish(api.DeltaEvent(string(sup.Thread), ev.Status, ev.TurnID, api.ThreadDelta{ItemID: d.ItemID, Text: d.Text, Seq: d.Seq}))
+		return
+	}
 	if ev.Progress {
 		s.opts.Publish(api.Event{Type: api.EventThreadProgress, Thread: string(sup.Thread), Status: ev.Status, TurnID: ev.TurnID})
 		return

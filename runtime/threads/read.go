@@ -75,7 +75,8 @@ func (s *Service) Wait(ctx context.Context, p api.ThreadWaitParams) (api.ThreadR
 	subCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.opts.Subscribe(subCtx, func(ev api.Event) {
-		if ev.Thread == string(id) {
+		// A fragment of text changes nothing a wait looks at: no re-read per fragment.
+		if ev.Thread == string(id) && ev.Type != api.EventThreadDelta {
 			select {
 			case changed <- struct{}{}:
 			default:
