@@ -65,3 +65,20 @@ func BenchmarkCursorMoveToFrame(b *testing.B) {
 }
 
 var _ tea.Model = (*App)(nil)
+
+// BenchmarkFleetLoad10kRows is the fleet taking in a host's answer of 10,000 sessions (the
+// work the event loop does when a reload lands).
+func BenchmarkFleetLoad10kRows(b *testing.B) {
+	a := bigApp(b)
+	rows := make([]api.CatalogSession, 10000)
+	for i := range rows {
+		rows[i] = api.CatalogSession{ID: fmt.Sprintf("019a0000-0000-7000-8000-%012d", i), Title: fmt.Sprintf("session number %d", i), Status: model.ThreadIdle, UpdatedAt: epoch}
+	}
+	hs := api.CatalogHostSessions{Host: "gateway:local", Sessions: rows}
+	g := a.fleet.group(hs.Host)
+	b.ResetTimer()
+	for b.Loop() {
+		a.fleet.firstPage(g, hs)
+		a.fleet.relayout()
+	}
+}

@@ -292,11 +292,18 @@ func (f *fleetPane) firstPage(g *fleetGroup, hs api.CatalogHostSessions) {
 }
 
 func appendSessions(rows []fleetRow, host string, ss []api.CatalogSession) []fleetRow {
+	// A set, not a scan per session: a host of 10,000 rows made this quadratic (seconds).
+	have := make(map[string]bool, len(rows)+len(ss))
+	for _, r := range rows {
+		have[r.ref.ID] = true
+	}
 	for _, s := range ss {
-		if slices.ContainsFunc(rows, func(r fleetRow) bool { return r.ref.ID == s.ID || r.ref.ID == s.CodexhostThread }) {
+		if have[s.ID] || (s.CodexhostThread != "" && have[s.CodexhostThread]) {
 			continue
 		}
-		rows = append(rows, fleetRow{ref: sessionRef(host, s), branch: oneLine(s.GitBranch), updated: s.UpdatedAt})
+		r := fleetRow{ref: sessionRef(host, s), branch: oneLine(s.GitBranch), updated: s.UpdatedAt}
+		have[r.ref.ID] = true
+		rows = append(rows, r)
 	}
 	return rows
 }
@@ -320,8 +327,12 @@ func (f *fleetPane) threadsLoaded(msg threadsLoadedMsg) tea.Cmd {
 	if msg.cursor == "" {
 		if g.pages > 1 {
 			// Later pages already loaded stay after the fresh first page, and so does their cursor.
+			fresh := make(map[string]bool, len(rows))
+			for _, r := range rows {
+				fresh[r.ref.ID] = true
+			}
 			for _, r := range g.rows {
-				if !slices.ContainsFunc(rows, func(n fleetRow) bool { return n.ref.ID == r.ref.ID }) {
+				if !fresh[r.ref.ID] {
 					rows = append(rows, r)
 				}
 			}
@@ -335,8 +346,13 @@ func (f *fleetPane) threadsLoaded(msg threadsLoadedMsg) tea.Cmd {
 		g.rows, g.loaded = rows, true
 	} else {
 		n := len(g.rows)
+		have := make(map[string]bool, n+len(rows))
+		for _, o := range g.rows {
+			have[o.ref.ID] = true
+		}
 		for _, r := range rows {
-			if !slices.ContainsFunc(g.rows, func(o fleetRow) bool { return o.ref.ID == r.ref.ID }) {
+			if !have[r.ref.ID] {
+				have[r.ref.ID] = true
 				g.rows = append(g.rows, r)
 			}
 		}
