@@ -51,7 +51,7 @@ func TestFleetStatusFilterKeepsRowsInThatStateAndCountsThem(t *testing.T) {
 	if got := a.fleet.Title(); got != "Fleet · 0 of 4 · error" {
 		t.Fatalf("title %q", got)
 	}
-	mustContain(t, a.fleet.View(), "none error")
+	mustContain(t, a.fleet.View(), "no session with status error")
 
 	a.search("STATUS:bogus")
 	if got := a.fleet.Title(); !strings.HasPrefix(got, "Fleet · 0 of 4 · no status bogus (running, stored, error)") {

@@ -169,7 +169,7 @@ func (f *fleetPane) renderLine(i int) string {
 		if g.loading {
 			what = "loading…"
 		} else if fq := parseFleetQuery(f.filter()); fq.status != "" {
-			what = "none " + fq.status
+			what = "no session with status " + fq.status
 		} else if f.filter() != "" {
 			what = "no titles match"
 		}
