@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
@@ -86,26 +84,4 @@ func printCodexStatus(w io.Writer, st api.CodexStatus) {
 		fmt.Fprintln(w, "install not from here:")
 		printFinding(w, st.InstallRefusal)
 	}
-}
-
-// callEvents is call, handing fn the events the runtime sends for this call as they come.
-func (o *operatorCommand) callEvents(cmd *cobra.Command, method string, params, result any, fn func(api.Event)) error {
-	ctx := cmdContext(cmd)
-	if o.timeoutMs > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, model.ClampMillis(int64(o.timeoutMs), maxOperatorTimeout))
-		defer cancel()
-	}
-	home, err := homeDir(ctx)
-	if err != nil {
-		return err
-	}
-	logw, closeLog := runtimeLog(home, "runtime-embedded.log")
-	defer closeLog()
-	s, err := openOperator(ctx, home, *o, logw)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return s.CallEvents(ctx, method, params, result, fn)
 }

@@ -71,6 +71,12 @@ func (o *operatorCommand) print(cmd *cobra.Command, res any, human func(io.Write
 // call runs one runtime method for an operator command, through a session that lasts for
 // this one call (connecting, or embedding a runtime, as operatorSession does).
 func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result any) error {
+	return o.callEvents(cmd, method, params, result, nil)
+}
+
+// callEvents is call, handing fn (when not nil) the events the runtime sends for this call
+// as they come.
+func (o *operatorCommand) callEvents(cmd *cobra.Command, method string, params, result any, fn func(api.Event)) error {
 	ctx := cmdContext(cmd)
 	if o.timeoutMs < 0 {
 		return model.Errorf(model.CodeInvalidArgument, "give --timeout in milliseconds, more than 0", "invalid --timeout %d", o.timeoutMs)
@@ -89,7 +95,7 @@ func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result
 	s, err := openOperator(ctx, home, *o, logw)
 	if err == nil {
 		defer s.Close()
-		err = s.Call(ctx, method, params, result)
+		err = s.CallEvents(ctx, method, params, result, fn)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || (err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)) {
 		// The runtime may still finish what it was asked: say so rather than guess.
