@@ -2,15 +2,12 @@ package cli
 
 import (
 	"context"
-	"io"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/teatest"
-	"github.com/muesli/termenv"
 
 	"github.com/codexhost/codexhost/internal/codexfixture"
 	"github.com/codexhost/codexhost/internal/codextest"
@@ -18,8 +15,6 @@ import (
 	"github.com/codexhost/codexhost/keymap"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
-	"github.com/codexhost/codexhost/themes"
-	"github.com/codexhost/codexhost/ui"
 )
 
 // withoutCodex is a runtime environment with no codex anywhere: CODEXHOST_CODEX_BIN unset,
@@ -50,29 +45,8 @@ func TestTerminalAppInstallsCodexAndListsSessionsWithoutARestart(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
-	s, err := openOperator(ctx, home, operatorCommand{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	events, err := s.subscribe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	km := keymap.Default()
 	const grace = 200 * time.Millisecond
-	app := ui.New(ui.Options{Context: ctx, Runtime: s, Keys: km, Styles: themes.New(r, themes.Dark()),
-		Profile: termenv.Ascii, Endpoint: s.endpoint(), Client: s.clientName(), Cwd: t.TempDir(), Timeout: 20 * time.Second,
-		Location: time.UTC, Grace: grace})
-	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(80, 24))
-	go func() {
-		for ev := range events {
-			tm.Send(ui.EventMsg(ev))
-		}
-	}()
-	d := &appDriver{t: t, tm: tm, app: app}
+	d, s, km := appOn(t, ctx, home, 80, 24, grace)
 
 	d.waitFor("Codex is not available", "Cause", "the codex binary was not found", "Install from here")
 	time.Sleep(2 * grace) // the panel opened by itself ignores keys for the grace
@@ -86,8 +60,8 @@ func TestTerminalAppInstallsCodexAndListsSessionsWithoutARestart(t *testing.T) {
 	if err := s.Call(ctx, api.MethodCodexStatus, nil, &st); err != nil || !st.Available || !strings.HasPrefix(st.Bin, "/") {
 		t.Fatalf("status after the install: %+v %v", st, err)
 	}
-	tm.Send(keymap.MustMsg(km.Global.Quit.Keys()[0]))
-	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	d.tm.Send(keymap.MustMsg(km.Global.Quit.Keys()[0]))
+	d.tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }
 
 // `codexhost codex status` says the same as the panel, and `codex install` refuses when an

@@ -2,21 +2,16 @@ package cli
 
 import (
 	"context"
-	"io"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/teatest"
-	"github.com/muesli/termenv"
 
 	"github.com/codexhost/codexhost/internal/codexfixture"
 	"github.com/codexhost/codexhost/internal/codextest"
 	"github.com/codexhost/codexhost/internal/fakemodel"
-	"github.com/codexhost/codexhost/keymap"
-	"github.com/codexhost/codexhost/themes"
 	"github.com/codexhost/codexhost/ui"
 )
 
@@ -36,28 +31,7 @@ func TestTerminalAppListsAContinuedSessionOnce(t *testing.T) {
 	home, _ := appHomeWith(t, append(codextest.Env(codexHome), "CODEXHOST_CODEX_BIN="+bin))
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
-	s, err := openOperator(ctx, home, operatorCommand{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	events, err := s.subscribe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	km := keymap.Default()
-	app := ui.New(ui.Options{Context: ctx, Runtime: s, Keys: km, Styles: themes.New(r, themes.Dark()),
-		Profile: termenv.Ascii, Endpoint: s.endpoint(), Client: s.clientName(), Cwd: t.TempDir(), Timeout: 20 * time.Second,
-		Location: time.UTC})
-	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(150, 45))
-	go func() {
-		for ev := range events {
-			tm.Send(ui.EventMsg(ev))
-		}
-	}()
-	d := &appDriver{t: t, tm: tm, app: app}
+	d, _, km := appOn(t, ctx, home, 150, 45, 0)
 	d.waitFor("gateway:local  ✓ ok", "Fix the parser")
 	if n := d.hostCount("gateway:local"); n != 2 {
 		t.Fatalf("gateway:local shows %d sessions, want 2:\n%s", n, d.since())
@@ -92,8 +66,8 @@ func TestTerminalAppListsAContinuedSessionOnce(t *testing.T) {
 	d.waitFor("gateway:local  ✓ ok · 3", "codexhost threads  ✓ ok · 0", "◇ Fix the parser (branch)")
 
 	d.press(km.Global.Quit)
-	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
-	final := tm.FinalModel(t).(*ui.App)
+	d.tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	final := d.tm.FinalModel(t).(*ui.App)
 	fleet := fleetColumn(final.View())
 	if n := strings.Count(fleet, "Fix the parser (branch)"); n != 1 {
 		t.Fatalf("the branch shows %d times in the fleet:\n%s", n, fleet)

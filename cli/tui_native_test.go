@@ -156,32 +156,11 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 	home, _ := appHomeWith(t, append(codextest.Env(codexHome), "CODEXHOST_CODEX_BIN="+bin))
 	ctx, cancel := context.WithCancel(testCtx(t))
 	defer cancel()
-	s, err := openOperator(ctx, home, operatorCommand{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	events, err := s.subscribe(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	const grace = 300 * time.Millisecond
+	d, s, km := appOn(t, ctx, home, 150, 45, grace)
 	if ids := catalogSessionIDs(t, s, "gateway:local"); !slices.Contains(ids, long) || !slices.Contains(ids, spare) {
 		t.Fatalf("the catalog does not list the stored sessions: %v", ids)
 	}
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	km := keymap.Default()
-	const grace = 300 * time.Millisecond
-	app := ui.New(ui.Options{Context: ctx, Runtime: s, Keys: km, Styles: themes.New(r, themes.Dark()),
-		Profile: termenv.Ascii, Endpoint: s.endpoint(), Client: s.clientName(), Cwd: t.TempDir(), Timeout: 20 * time.Second,
-		Location: time.UTC, Grace: grace})
-	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(150, 45))
-	go func() {
-		for ev := range events {
-			tm.Send(ui.EventMsg(ev))
-		}
-	}()
-	d := &appDriver{t: t, tm: tm, app: app}
 
 	// The host's own line and its sessions (untitled: shown by id), each listed once there.
 	d.waitFor("gateway:local  ✓ ok")
@@ -281,11 +260,11 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 	}
 
 	d.press(km.Global.Quit)
-	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	d.tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	// The final frame: neither fleet group lists the archived session any more.
-	final, ok := tm.FinalModel(t).(*ui.App)
+	final, ok := d.tm.FinalModel(t).(*ui.App)
 	if !ok || final != d.app {
-		t.Fatalf("final model %T", tm.FinalModel(t))
+		t.Fatalf("final model %T", d.tm.FinalModel(t))
 	}
 	fleet := fleetColumn(final.View())
 	if shortIDIn([]byte(fleet), "", spare, "") || strings.Contains(fleet, "spare session to archive") ||
@@ -307,4 +286,32 @@ func fleetColumn(view string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// appOn opens an operator session on home (embedding a runtime when none holds it) and
+// drives the terminal app on it at w×h, feeding it the runtime's events as they come.
+func appOn(t *testing.T, ctx context.Context, home string, w, h int, grace time.Duration) (*appDriver, *operatorSession, keymap.KeyMap) {
+	t.Helper()
+	s, err := openOperator(ctx, home, operatorCommand{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	events, err := s.subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	km := keymap.Default()
+	app := ui.New(ui.Options{Context: ctx, Runtime: s, Keys: km, Styles: themes.New(r, themes.Dark()),
+		Profile: termenv.Ascii, Endpoint: s.endpoint(), Client: s.clientName(), Cwd: t.TempDir(), Timeout: 20 * time.Second,
+		Location: time.UTC, Grace: grace})
+	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(w, h))
+	go func() {
+		for ev := range events {
+			tm.Send(ui.EventMsg(ev))
+		}
+	}()
+	return &appDriver{t: t, tm: tm, app: app}, s, km
 }
