@@ -256,6 +256,9 @@ var driftExempt = map[string]string{
 	"Watch.reason":             "undeliverable watches only (runtime/watch tests)",
 	"WatchEntry.reason":        "undeliverable watches only (runtime/watch tests)",
 	"client events.reason":     "unreadable and notFound outcomes only (runtime/watch tests)",
+	"Thread.branchOf":          "a branch of a native session only (runtime/sessionlinks_test.go)",
+	"BranchSource.host":        "a branch of a native session only (runtime/sessionlinks_test.go)",
+	"BranchSource.thread":      "a branch of a native session only (runtime/sessionlinks_test.go)",
 }
 
 func anyStrings(v any) []string {

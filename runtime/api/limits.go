@@ -32,14 +32,23 @@ func limitsDefaults(opts *ServerOptions) {
 	if opts.MaxInflight <= 0 {
 		opts.MaxInflight = DefaultMaxInflight
 	}
+	if opts.UnauthGrace == 0 {
+		opts.UnauthGrace = DefaultUnauthGrace
+	}
 }
 
-// admit decides, under s.mu, whether a new connection may stay. Over MaxConns it is refused;
-// over MaxUnauthConns the oldest connection still unauthenticated is closed to make room, so a
-// flood of idle connections cannot keep a real client, which authenticates at once, out.
-func (s *Server) admitLocked() (refuse bool, evict *serverConn) {
+// DefaultUnauthGrace is how long a new connection may take to authenticate before a newer
+// one, over MaxUnauthConns, may close it. A real client authenticates within milliseconds.
+const DefaultUnauthGrace = time.Second
+
+// admitLocked decides, under s.mu, whether a new connection may stay. Over MaxConns it is
+// refused. Over MaxUnauthConns the oldest connection still unauthenticated is closed to make
+// room once it had UnauthGrace to authenticate, so a flood of idle connections cannot keep a
+// real client out; until then the new one waits (wait > 0), so that a burst of real clients
+// connecting at once is served in turn, not made to close each other.
+func (s *Server) admitLocked(now time.Time) (refuse bool, evict *serverConn, wait time.Duration) {
 	if len(s.conns) >= s.opts.MaxConns {
-		return true, nil
+		return true, nil, 0
 	}
 	unauth := 0
 	for c := range s.conns {
@@ -52,9 +61,44 @@ func (s *Server) admitLocked() (refuse bool, evict *serverConn) {
 		}
 	}
 	if unauth < s.opts.MaxUnauthConns {
-		evict = nil
+		return false, nil, 0
 	}
-	return false, evict
+	if young := evict.accepted.Add(s.opts.UnauthGrace).Sub(now); young > 0 {
+		return false, nil, young
+	}
+	return false, evict, 0
+}
+
+// admit takes an accepted connection in, waiting while admitLocked says so; false when the
+// server closed meanwhile.
+func (s *Server) admit(nc net.Conn, endpoint string) bool {
+	for {
+		c, wait := s.track(nc, endpoint)
+		if wait <= 0 {
+			if c != nil {
+				go c.serve()
+			}
+			return true
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-s.room:
+			t.Stop()
+		case <-s.ctx.Done():
+			t.Stop()
+			_ = nc.Close()
+			return false
+		}
+	}
+}
+
+// madeRoom wakes an admit waiting for a slot: a connection authenticated or left.
+func (s *Server) madeRoom() {
+	select {
+	case s.room <- struct{}{}:
+	default:
+	}
 }
 
 // refuseConn answers a connection over the cap with one error line and closes it.

@@ -91,7 +91,7 @@ func TestInflightLimitHook(t *testing.T) {
 // A flood of unauthenticated connections past MaxUnauthConns closes the oldest ones, so a
 // real client still gets in; past MaxConns a connection is refused with RESOURCE_EXHAUSTED.
 func TestConnectionCaps(t *testing.T) {
-	s := startServer(t, ServerOptions{MaxUnauthConns: 4, MaxConns: 8, AuthTimeout: time.Minute})
+	s := startServer(t, ServerOptions{MaxUnauthConns: 4, MaxConns: 8, AuthTimeout: time.Minute, UnauthGrace: -1})
 	var idle []*rawConn
 	for range 10 {
 		idle = append(idle, dialRaw(t, s.endpoint))
@@ -116,4 +116,18 @@ func TestConnectionCaps(t *testing.T) {
 	}
 	wantCode(t, decodeError(m.Error), model.CodeResourceExhausted)
 	r.expectClosed()
+}
+
+// A burst of real clients connecting at once, more than MaxUnauthConns, is served in turn:
+// a connection still within UnauthGrace is never closed to make room, the newer ones wait
+// until the older ones authenticated (100 agents calling delegate at once did this).
+func TestABurstOfClientsPastTheUnauthenticatedCapIsServedInTurn(t *testing.T) {
+	s := startServer(t, ServerOptions{MaxUnauthConns: 4, MaxConns: 64, AuthTimeout: time.Minute, UnauthGrace: time.Minute})
+	var burst []*rawConn
+	for range 12 {
+		burst = append(burst, dialRaw(t, s.endpoint))
+	}
+	for _, r := range burst {
+		r.auth()
+	}
 }

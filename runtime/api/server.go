@@ -53,6 +53,9 @@ type ServerOptions struct {
 	MaxConns           int
 	MaxUnauthConns     int
 	MaxInflight        int
+	// UnauthGrace is how long a connection may stay unauthenticated before a newer one over
+	// MaxUnauthConns may close it (limits.go); negative is no grace.
+	UnauthGrace time.Duration
 	// InflightLimit, when set, gives a caller's per-connection limit instead of MaxInflight
 	// (0 keeps MaxInflight, negative is unlimited): a follower runtime forwards all its
 	// clients' requests over one connection.
@@ -68,6 +71,7 @@ type Server struct {
 	opts     ServerOptions
 	logMu    sync.Mutex
 	authFail chan struct{} // one slot: wrong-token replies are delayed one at a time
+	room     chan struct{} // one slot: a connection authenticated or left (limits.go)
 
 	// ctx is the parent of every connection's context; Close cancels it, which is how
 	// in-flight handlers learn of the shutdown.
@@ -114,7 +118,7 @@ func NewServer(h Handler, opts ServerOptions) *Server {
 	}
 	limitsDefaults(&opts)
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{h: h, opts: opts, authFail: make(chan struct{}, 1),
+	return &Server{h: h, opts: opts, authFail: make(chan struct{}, 1), room: make(chan struct{}, 1),
 		ctx: ctx, cancel: cancel, conns: make(map[*serverConn]struct{}), done: make(chan struct{})}
 }
 
@@ -309,28 +313,32 @@ func (s *Server) acceptLoop(ln *listener) {
 			continue
 		}
 		delay = 0
-		if c := s.track(nc, ln.endpoint); c != nil {
-			go c.serve()
+		if !s.admit(nc, ln.endpoint) {
+			return
 		}
 	}
 }
 
-// track registers a new connection, or closes it when the server is closing.
-func (s *Server) track(nc net.Conn, endpoint string) *serverConn {
+// track registers a new connection, or closes it when the server is closing. wait > 0 says
+// it was not taken yet: too many connections are still young and unauthenticated.
+func (s *Server) track(nc net.Conn, endpoint string) (c *serverConn, wait time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		_ = nc.Close()
-		return nil
+		return nil, 0
 	}
-	refuse, evict := s.admitLocked()
+	refuse, evict, wait := s.admitLocked(time.Now())
+	if wait > 0 {
+		return nil, wait
+	}
 	if refuse {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
 			s.refuseConn(nc, endpoint)
 		}()
-		return nil
+		return nil, 0
 	}
 	if evict != nil {
 		s.logf("runtime api: closing the oldest unauthenticated connection on %s: %d are open", evict.endpoint, s.opts.MaxUnauthConns)
@@ -338,17 +346,18 @@ func (s *Server) track(nc net.Conn, endpoint string) *serverConn {
 		delete(s.conns, evict) // its serve loop untracks it again, harmlessly
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	c := &serverConn{s: s, nc: nc, endpoint: endpoint, ctx: ctx, cancel: cancel}
+	c = &serverConn{s: s, nc: nc, endpoint: endpoint, ctx: ctx, cancel: cancel}
 	c.accepted = time.Now()
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
-	return c
+	return c, 0
 }
 
 func (s *Server) untrack(c *serverConn) {
 	s.mu.Lock()
 	delete(s.conns, c)
 	s.mu.Unlock()
+	s.madeRoom()
 }
 
 // throttleAuthFailure waits AuthFailureDelay, one failure at a time across the server.
@@ -504,6 +513,7 @@ func (c *serverConn) handleAuth(req *wireRequest) bool {
 	}
 	c.caller = caller
 	c.authed.Store(true)
+	c.s.madeRoom()
 	_ = c.nc.SetReadDeadline(time.Time{})
 	c.writeResult(req.ID, "auth", AuthResult{Caller: caller, Version: c.s.opts.Version})
 	return true
