@@ -116,6 +116,8 @@ type threadRef struct {
 	Waiting bool
 	Cwd     string
 	Harness string
+	// Failed: the thread's latest turn failed; the thread itself is at rest (idle).
+	Failed bool
 	// Linked: a codexhost thread (ID) drives this native session (fleet_links.go).
 	Linked  bool
 	Session string // the native session's own id, when it is not ID
@@ -138,7 +140,8 @@ func (c *common) name(r threadRef) string {
 
 // refFromInfo is the reference of a runtime thread: native ones are read through the catalog.
 func (c *common) refFromInfo(t model.ThreadInfo) threadRef {
-	r := threadRef{ID: t.ID, Title: clean(t.Title), Status: t.Status, Waiting: t.WaitingOnApproval, Cwd: clean(t.Cwd), Harness: t.Harness}
+	r := threadRef{ID: t.ID, Title: clean(t.Title), Status: t.Status, Waiting: t.WaitingOnApproval, Cwd: clean(t.Cwd), Harness: t.Harness,
+		Failed: t.RunStatus == model.StatusFailed && t.Status != model.ThreadActive}
 	if t.Harness == model.NativeHarness {
 		r.Host = c.defaultHost
 	}

@@ -76,7 +76,7 @@ func statusFilterNamed(v string) string {
 
 // statusMatches reports whether a row is in the state a filter names: running is a turn
 // running (waiting on approval included), stored is at rest (idle, or stored and loaded
-// nowhere here), error is a thread the App Server reports broken.
+// nowhere here), error is a thread the App Server reports broken, or one whose latest turn failed.
 func statusMatches(r threadRef, status string) bool {
 	switch status {
 	case filterRunning:
@@ -84,7 +84,7 @@ func statusMatches(r threadRef, status string) bool {
 	case filterStored:
 		return r.Status == model.ThreadIdle || r.Status == model.ThreadNotLoaded
 	case filterError:
-		return r.Status == model.ThreadSystemError || r.Status == "error"
+		return r.Status == model.ThreadSystemError || r.Status == "error" || (r.Failed && r.Status != model.ThreadActive)
 	}
 	return true
 }

@@ -1,11 +1,14 @@
 package ui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
@@ -115,4 +118,41 @@ func FuzzParseFleetQuery(f *testing.F) {
 			t.Fatalf("%q → %+v → %+v", s, q, again)
 		}
 	})
+}
+
+// A codexhost thread at rest whose latest turn failed shows as an error in the fleet and is
+// kept by status:error; a new turn shows it running again, and one that completes, idle.
+func TestFleetShowsAFailedTurnAsAnErrorAndFiltersIt(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	rt.on(api.MethodThreadList, func(json.RawMessage) (any, error) {
+		return api.ThreadListResult{Threads: []model.ThreadInfo{
+			{ID: idShell, Harness: "shell", Status: model.ThreadIdle, RunStatus: model.StatusFailed, Cwd: "/work", UpdatedAt: epoch.Add(-time.Minute)},
+		}}, nil
+	})
+	a := newTestApp(t, rt, 130, 34)
+	mustContain(t, shellRow(t, a), "✗ error")
+	a.search("status:error")
+	if got := a.fleet.Title(); got != "Fleet · 1 of 4 · error" {
+		t.Fatalf("title %q", got)
+	}
+	a.search("")
+	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idShell, Status: model.ThreadActive, TurnStatus: model.TurnInProgress}))
+	mustNotContain(t, shellRow(t, a), "✗ error")
+	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idShell, Status: model.ThreadIdle, TurnStatus: model.TurnCompleted}))
+	mustNotContain(t, shellRow(t, a), "✗ error")
+	a.send(EventMsg(api.Event{Type: api.EventThreadStatus, Thread: idShell, Status: model.ThreadIdle, TurnStatus: model.TurnFailed}))
+	mustContain(t, shellRow(t, a), "✗ error")
+}
+
+// shellRow is the fleet's line of the fixture's shell thread.
+func shellRow(t *testing.T, a *testApp) string {
+	t.Helper()
+	for _, l := range strings.Split(a.fleet.View(), "\n") {
+		if strings.Contains(l, "(shell)") {
+			return l
+		}
+	}
+	t.Fatalf("no row of the shell thread:\n%s", a.fleet.View())
+	return ""
 }

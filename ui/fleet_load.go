@@ -393,6 +393,9 @@ func (f *fleetPane) onEvent(ev api.Event) tea.Cmd {
 		for i := range g.rows {
 			if g.rows[i].ref.ID == ev.Thread {
 				found = true
+				if ev.TurnStatus != "" {
+					g.rows[i].ref.Failed = ev.TurnStatus == model.TurnFailed
+				}
 				if ev.Status != "" {
 					g.rows[i].ref.Status = ev.Status
 					if ev.Status != model.ThreadActive {

@@ -210,6 +210,10 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 	ageW := 4
 	short := w < 40
 	badge := f.c.badge(r.ref.Status, r.ref.Waiting, short)
+	if r.ref.Failed && r.ref.Status != model.ThreadActive {
+		// At rest, but what people need to see is that its last turn failed.
+		badge = f.c.badge("error", false, short)
+	}
 	bw := badgeWidth
 	if short {
 		bw = 1
