@@ -23,11 +23,7 @@ const turnWait = 60 * time.Second
 func StoredThread(t testing.TB, codexHome, model string, texts ...string) (id, rollout string) {
 	t.Helper()
 	ctx := context.Background()
-	c, err := appserver.Start(ctx, appserver.Config{Bin: codextest.CodexBin(t), Env: codextest.Env(codexHome), Dir: codexHome,
-		StderrLog: filepath.Join(t.TempDir(), "fixture-app-server.log")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := start(t, codexHome)
 	defer c.Close()
 	res, err := c.ThreadStart(ctx, appserver.ThreadStartParams{Cwd: t.TempDir(), Model: model})
 	if err != nil {
@@ -68,4 +64,15 @@ func waitCompleted(t testing.TB, notes <-chan appserver.Notification, threadID, 
 			t.Fatalf("turn %s of the stored thread %s did not complete", turnID, threadID)
 		}
 	}
+}
+
+// start runs an App Server of the fixture's own on codexHome.
+func start(t testing.TB, codexHome string) *appserver.Client {
+	t.Helper()
+	c, err := appserver.Start(context.Background(), appserver.Config{Bin: codextest.CodexBin(t), Env: codextest.Env(codexHome), Dir: codexHome,
+		StderrLog: filepath.Join(t.TempDir(), "fixture-app-server.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
