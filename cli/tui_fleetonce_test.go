@@ -54,7 +54,7 @@ func TestTerminalAppListsAContinuedSessionOnce(t *testing.T) {
 		t.Fatalf("no supervised thread id:\n%s", d.since())
 	}
 	d.press(km.Global.Refresh)
-	d.waitFor("codexhost threads  ✓ ok · 1", "gateway:local  ✓ ok · 2")
+	d.waitForScreen("codexhost threads  ✓ ok · 1", "gateway:local  ✓ ok · 2")
 
 	// Its first send makes its Codex thread, which gateway:local lists as the branch.
 	d.press(km.Thread.Send)
@@ -63,7 +63,7 @@ func TestTerminalAppListsAContinuedSessionOnce(t *testing.T) {
 	d.press(km.Input.Submit)
 	d.waitFor("to: carry on")
 	d.press(km.Global.Refresh)
-	d.waitFor("gateway:local  ✓ ok · 3", "codexhost threads  ✓ ok · 0", "◇ Fix the parser (branch)")
+	d.waitForScreen("gateway:local  ✓ ok · 3", "codexhost threads  ✓ ok · 0", "◇ Fix the parser (branch)")
 
 	d.press(km.Global.Quit)
 	d.tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))

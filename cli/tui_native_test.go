@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
@@ -35,6 +36,7 @@ type appDriver struct {
 	app  *ui.App
 	all  bytes.Buffer
 	mark int
+	w, h int
 }
 
 func (d *appDriver) drain() {
@@ -74,6 +76,25 @@ func (d *appDriver) act(f func()) {
 	d.drain()
 	d.mark = d.all.Len()
 	f()
+}
+
+// repaint has the whole screen drawn again (a resize to the same size does), so that a wait
+// after it also finds lines a key left unchanged: the renderer writes only changed lines.
+func (d *appDriver) repaint() {
+	d.act(func() { d.tm.Send(tea.WindowSizeMsg{Width: d.w, Height: d.h}) })
+}
+
+// waitForScreen waits until a whole screen shows every want, drawing it anew each second:
+// what a key left unchanged is in no frame after it, so waitFor alone cannot see it.
+func (d *appDriver) waitForScreen(want ...string) {
+	d.t.Helper()
+	for range 30 {
+		d.repaint()
+		if d.seen(time.Second, want...) {
+			return
+		}
+	}
+	d.t.Fatalf("waited for a screen with %q; the last one:\n%s", want, d.since())
 }
 
 func (d *appDriver) press(b keymapBinding) { d.act(func() { d.tm.Send(keymap.MustMsg(b.Keys()[0])) }) }
@@ -313,5 +334,5 @@ func appOn(t *testing.T, ctx context.Context, home string, w, h int, grace time.
 			tm.Send(ui.EventMsg(ev))
 		}
 	}()
-	return &appDriver{t: t, tm: tm, app: app}, s, km
+	return &appDriver{t: t, tm: tm, app: app, w: w, h: h}, s, km
 }
