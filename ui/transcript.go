@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"fmt"
-	"hash/fnv"
 	"strings"
 	"time"
 
@@ -164,42 +162,6 @@ func (t *transcriptPane) load(cursor string) tea.Cmd {
 	}
 }
 
-func turnEntries(turns []api.CatalogTurn) []tEntry {
-	var out []tEntry
-	for _, tr := range turns {
-		for i, m := range tr.Messages {
-			at := m.At
-			if at.IsZero() && tr.StartedAt != nil {
-				at = *tr.StartedAt
-			}
-			e := tEntry{key: fmt.Sprintf("%s#%d", tr.ID, i), role: m.Role, text: clean(m.Text),
-				turn: tr.ID, turnStatus: tr.Status, at: at}
-			if tr.StartedAt != nil {
-				e.started = *tr.StartedAt
-			}
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-func messageEntries(msgs []model.Message) []tEntry {
-	out := make([]tEntry, 0, len(msgs))
-	seen := map[string]int{}
-	for _, m := range msgs {
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%s\x00%s\x00%d\x00%s", m.Role, m.TurnID, m.At.UnixNano(), m.Text)
-		k := fmt.Sprintf("%x", h.Sum64())
-		// Two equal messages in one turn stay two entries.
-		seen[k]++
-		if n := seen[k]; n > 1 {
-			k = fmt.Sprintf("%s.%d", k, n)
-		}
-		out = append(out, tEntry{key: k, item: m.ID, role: m.Role, text: clean(m.Text), turn: m.TurnID, at: m.At})
-	}
-	return out
-}
-
 func (t *transcriptPane) refresh() tea.Cmd {
 	if !t.has {
 		return nil
@@ -319,22 +281,6 @@ func (t *transcriptPane) onLoaded(msg transcriptLoadedMsg) tea.Cmd {
 	}
 	cmds = append(cmds, t.renderMarkdown())
 	return tea.Batch(cmds...)
-}
-
-// mergeNewest lays a fresh newest page over what is loaded: everything before the page's
-// first message stays. When the page does not reach back to what is loaded, the loaded part
-// is dropped and paging restarts from the page, so the view never has a hidden gap.
-func mergeNewest(have []tEntry, haveOlder string, page []tEntry, pageOlder string, loaded bool) ([]tEntry, string) {
-	if !loaded || len(have) == 0 || len(page) == 0 {
-		return page, pageOlder
-	}
-	first := page[0].key
-	for i, e := range have {
-		if e.key == first {
-			return append(append([]tEntry(nil), have[:i]...), page...), haveOlder
-		}
-	}
-	return page, pageOlder
 }
 
 func (t *transcriptPane) bodyHeight() int { return max(t.h-1-t.search.rows(), 1) }
