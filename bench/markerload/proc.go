@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/codexhost/codexhost/bench/procstat"
+	"github.com/codexhost/codexhost/bench/serveproc"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
@@ -22,7 +21,7 @@ type bench struct {
 	home, fifos string
 	token       string
 	serve       *exec.Cmd
-	exited      chan struct{}
+	exited      <-chan struct{}
 	c           *api.Client
 }
 
@@ -55,35 +54,12 @@ func (b *bench) addClient() error {
 // start runs serve, waits until it listens and connects as the client.
 func (b *bench) start(ctx context.Context) error {
 	cmd := b.cmd("serve")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+	exited, err := serveproc.Start(cmd)
+	if exited != nil { // started
+		b.serve, b.exited = cmd, exited
+	}
 	if err != nil {
 		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	b.serve, b.exited = cmd, make(chan struct{})
-	listening := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(out)
-		announced := false
-		for sc.Scan() {
-			if !announced && strings.Contains(sc.Text(), "listening on") {
-				announced = true
-				close(listening)
-			}
-		}
-		_ = cmd.Wait()
-		close(b.exited)
-	}()
-	select {
-	case <-listening:
-	case <-b.exited:
-		return fmt.Errorf("serve exited: %v\n%s", cmd.ProcessState, stderr.String())
-	case <-time.After(60 * time.Second):
-		return errors.New("serve did not listen within 60 s")
 	}
 	c, err := api.Dial(ctx, api.UnixEndpoint(filepath.Join(b.home, "runtime.sock")), b.token)
 	if err != nil {
@@ -111,25 +87,8 @@ func (b *bench) stop() {
 	b.serve = nil
 }
 
-// stopThread lets a gate thread's turn end: it writes to the FIFO the turn is blocked on.
-func (b *bench) stopThread(id string) (time.Time, error) {
-	path := filepath.Join(b.fifos, id)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		// Non-blocking: ENXIO (or no file yet) until the turn has opened its end.
-		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err == nil {
-			_, err = f.Write([]byte("\n"))
-			at := time.Now()
-			f.Close()
-			return at, err
-		}
-		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("stop %s: %w", id, err)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+// stopThread lets a gate thread's turn end.
+func (b *bench) stopThread(id string) (time.Time, error) { return serveproc.OpenGate(b.fifos, id) }
 
 // cpuOver is the serve process's CPU use over d (utime+stime of /proc/PID/stat), in percent
 // of one core.

@@ -11,10 +11,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -27,6 +25,7 @@ import (
 	"time"
 
 	"github.com/codexhost/codexhost/bench/procstat"
+	"github.com/codexhost/codexhost/bench/serveproc"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
@@ -62,7 +61,7 @@ type bench struct {
 	home, fifos string
 	token       string
 	serve       *exec.Cmd
-	exited      chan struct{}
+	exited      <-chan struct{}
 	c           *api.Client
 	recipients  []string
 }
@@ -183,35 +182,12 @@ func (b *bench) cmd(args ...string) *exec.Cmd {
 func (b *bench) start(ctx context.Context) (time.Duration, error) {
 	t0 := time.Now()
 	cmd := b.cmd("serve")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+	exited, err := serveproc.Start(cmd)
+	if exited != nil { // started
+		b.serve, b.exited = cmd, exited
+	}
 	if err != nil {
 		return 0, err
-	}
-	if err := cmd.Start(); err != nil {
-		return 0, err
-	}
-	b.serve, b.exited = cmd, make(chan struct{})
-	listening := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(out)
-		announced := false
-		for sc.Scan() {
-			if !announced && strings.Contains(sc.Text(), "listening on") {
-				announced = true
-				close(listening)
-			}
-		}
-		_ = cmd.Wait()
-		close(b.exited)
-	}()
-	select {
-	case <-listening:
-	case <-b.exited:
-		return 0, fmt.Errorf("serve exited: %v\n%s", cmd.ProcessState, stderr.String())
-	case <-time.After(60 * time.Second):
-		return 0, errors.New("serve did not listen within 60 s")
 	}
 	took := time.Since(t0)
 	c, err := api.Dial(ctx, api.UnixEndpoint(filepath.Join(b.home, "runtime.sock")), b.token)

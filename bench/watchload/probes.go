@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/codexhost/codexhost/bench/serveproc"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
@@ -126,25 +125,8 @@ func (b *bench) latency(ctx context.Context, threads []string) error {
 	return nil
 }
 
-// stopThread lets a gate thread's turn end: it writes to the FIFO the turn is blocked on.
-func (b *bench) stopThread(id string) (time.Time, error) {
-	path := filepath.Join(b.fifos, id)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		// Non-blocking: ENXIO (or no file yet) until the turn has opened its end.
-		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err == nil {
-			_, err = f.Write([]byte("\n"))
-			at := time.Now()
-			f.Close()
-			return at, err
-		}
-		if time.Now().After(deadline) {
-			return time.Time{}, fmt.Errorf("stop %s: %w", id, err)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+// stopThread lets a gate thread's turn end.
+func (b *bench) stopThread(id string) (time.Time, error) { return serveproc.OpenGate(b.fifos, id) }
 
 func (b *bench) clientEvents(ctx context.Context, after string) ([]model.ClientEvent, error) {
 	var all []model.ClientEvent
