@@ -4,12 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/codexhost/codexhost/bench/procstat"
@@ -20,23 +17,11 @@ import (
 type bench struct {
 	home, fifos string
 	token       string
-	serve       *exec.Cmd
-	exited      <-chan struct{}
+	serve       *serveproc.Serve
 	c           *api.Client
 }
 
-func (b *bench) cmd(args ...string) *exec.Cmd {
-	cmd := exec.Command(*binFlag, args...)
-	// Only this home: a codexhost connection of whoever runs the bench must not leak in.
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CODEXHOST_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "CODEXHOST_HOME="+b.home)
-	cmd.Stderr = os.Stderr
-	return cmd
-}
+func (b *bench) cmd(args ...string) *exec.Cmd { return serveproc.Command(*binFlag, b.home, args...) }
 
 func (b *bench) addClient() error {
 	out, err := b.cmd("client", "add", clientName, "--json").Output()
@@ -53,11 +38,8 @@ func (b *bench) addClient() error {
 
 // start runs serve, waits until it listens and connects as the client.
 func (b *bench) start(ctx context.Context) error {
-	cmd := b.cmd("serve")
-	exited, err := serveproc.Start(cmd)
-	if exited != nil { // started
-		b.serve, b.exited = cmd, exited
-	}
+	var err error
+	b.serve, err = serveproc.Start(b.cmd("serve"))
 	if err != nil {
 		return err
 	}
@@ -77,13 +59,7 @@ func (b *bench) stop() {
 	if b.c != nil {
 		b.c.Close()
 	}
-	_ = b.serve.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-b.exited:
-	case <-time.After(60 * time.Second):
-		_ = b.serve.Process.Kill()
-		<-b.exited
-	}
+	b.serve.Stop()
 	b.serve = nil
 }
 
@@ -93,7 +69,7 @@ func (b *bench) stopThread(id string) (time.Time, error) { return serveproc.Open
 // cpuOver is the serve process's CPU use over d (utime+stime of /proc/PID/stat), in percent
 // of one core.
 func (b *bench) cpuOver(d time.Duration) (float64, error) {
-	pid := b.serve.Process.Pid
+	pid := b.serve.Pid()
 	first, err := procstat.CPUTicks(pid)
 	if err != nil {
 		return 0, err
@@ -109,6 +85,6 @@ func (b *bench) cpuOver(d time.Duration) (float64, error) {
 
 func numCPU() int { return runtime.NumCPU() }
 
-func (b *bench) rss() string { return procstat.RSS(b.serve.Process.Pid) }
+func (b *bench) rss() string { return procstat.RSS(b.serve.Pid()) }
 
 func dist(ds []time.Duration) string { return procstat.Dist(ds) }

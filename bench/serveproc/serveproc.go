@@ -14,9 +14,29 @@ import (
 	"time"
 )
 
+// Command is `codexhost ARGS` on home only: a codexhost connection of whoever runs the bench
+// must not leak in.
+func Command(bin, home string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CODEXHOST_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "CODEXHOST_HOME="+home)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// Serve is a running `codexhost serve`.
+type Serve struct {
+	cmd    *exec.Cmd
+	exited chan struct{} // closed once the process has exited
+}
+
 // Start starts cmd (a `codexhost serve`) and waits until it announces that it listens. The
-// channel it returns is closed once the process has exited.
-func Start(cmd *exec.Cmd) (exited <-chan struct{}, err error) {
+// Serve is nil only when the process did not start.
+func Start(cmd *exec.Cmd) (*Serve, error) {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -26,7 +46,7 @@ func Start(cmd *exec.Cmd) (exited <-chan struct{}, err error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	done := make(chan struct{})
+	s := &Serve{cmd: cmd, exited: make(chan struct{})}
 	listening := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -38,16 +58,32 @@ func Start(cmd *exec.Cmd) (exited <-chan struct{}, err error) {
 			}
 		}
 		_ = cmd.Wait()
-		close(done)
+		close(s.exited)
 	}()
 	select {
 	case <-listening:
-		return done, nil
-	case <-done:
-		return done, fmt.Errorf("serve exited: %v\n%s", cmd.ProcessState, stderr.String())
+		return s, nil
+	case <-s.exited:
+		return s, fmt.Errorf("serve exited: %v\n%s", cmd.ProcessState, stderr.String())
 	case <-time.After(60 * time.Second):
-		return done, errors.New("serve did not listen within 60 s")
+		return s, errors.New("serve did not listen within 60 s")
 	}
+}
+
+// Pid is the serve process's id.
+func (s *Serve) Pid() int { return s.cmd.Process.Pid }
+
+// Stop ends serve with SIGTERM (killing it after 60 s) and returns how long it took to exit.
+func (s *Serve) Stop() time.Duration {
+	t0 := time.Now()
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.exited:
+	case <-time.After(60 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	}
+	return time.Since(t0)
 }
 
 // OpenGate lets a gate thread's turn end: it writes to the FIFO dir/id the turn is blocked

@@ -21,7 +21,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/codexhost/codexhost/bench/procstat"
@@ -60,8 +59,7 @@ func main() {
 type bench struct {
 	home, fifos string
 	token       string
-	serve       *exec.Cmd
-	exited      <-chan struct{}
+	serve       *serveproc.Serve
 	c           *api.Client
 	recipients  []string
 }
@@ -164,28 +162,14 @@ command = ["sh", "-c", "cat >/dev/null"]
 	return b.restart(ctx, 2*n)
 }
 
-func (b *bench) cmd(args ...string) *exec.Cmd {
-	cmd := exec.Command(*binFlag, args...)
-	// Only this home: a codexhost connection of whoever runs the bench must not leak in.
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CODEXHOST_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "CODEXHOST_HOME="+b.home)
-	cmd.Stderr = os.Stderr
-	return cmd
-}
+func (b *bench) cmd(args ...string) *exec.Cmd { return serveproc.Command(*binFlag, b.home, args...) }
 
 // start runs serve, waits until it listens and connects as the client. It returns how long
 // serve took to listen.
 func (b *bench) start(ctx context.Context) (time.Duration, error) {
 	t0 := time.Now()
-	cmd := b.cmd("serve")
-	exited, err := serveproc.Start(cmd)
-	if exited != nil { // started
-		b.serve, b.exited = cmd, exited
-	}
+	var err error
+	b.serve, err = serveproc.Start(b.cmd("serve"))
 	if err != nil {
 		return 0, err
 	}
@@ -207,16 +191,9 @@ func (b *bench) stop() time.Duration {
 		b.c.Close()
 		b.c = nil
 	}
-	t0 := time.Now()
-	_ = b.serve.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-b.exited:
-	case <-time.After(60 * time.Second):
-		_ = b.serve.Process.Kill()
-		<-b.exited
-	}
+	took := b.serve.Stop()
 	b.serve = nil
-	return time.Since(t0)
+	return took
 }
 
 // watched starts count gate threads (numbered from first) and watches each for a recipient
@@ -284,7 +261,7 @@ func (b *bench) expectWatching(ctx context.Context, want int) error {
 // cpuOver is the serve process's CPU use over d, in percent of one core. It also prints the
 // use in 10 s slices, where periodic work (reconciliation reads, badger's compactions) shows.
 func (b *bench) cpuOver(d time.Duration) (float64, error) {
-	pid := b.serve.Process.Pid
+	pid := b.serve.Pid()
 	first, err := procstat.CPUTicks(pid)
 	if err != nil {
 		return 0, err
@@ -308,6 +285,6 @@ func (b *bench) cpuOver(d time.Duration) (float64, error) {
 	return float64(prev-first) / procstat.ClockTicks() / prevAt.Sub(t0).Seconds() * 100, nil
 }
 
-func (b *bench) rss() string { return procstat.RSS(b.serve.Process.Pid) }
+func (b *bench) rss() string { return procstat.RSS(b.serve.Pid()) }
 
 func dist(ds []time.Duration) string { return procstat.Dist(ds) }
