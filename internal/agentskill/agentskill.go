@@ -139,6 +139,26 @@ func refuse(path, why string) error {
 // a copy the user changed is reported as a conflict and left alone. Every root is checked
 // before anything is written, so a refused root means nothing was written anywhere.
 func Install(roots []string) ([]RootStatus, error) {
+	return eachRoot(roots, func(root string, st *RootStatus) error {
+		switch st.State {
+		case StateCurrent:
+			st.Action = "none"
+		case StateChanged:
+			st.Action = "conflict"
+		default:
+			st.Action = map[string]string{StateAbsent: "installed", StateOutdated: "updated"}[st.State]
+			if err := write(filepath.Join(root, Name)); err != nil {
+				return err
+			}
+			st.State = StateCurrent
+		}
+		return nil
+	})
+}
+
+// eachRoot checks every root first, then acts on each with its state; on a failed act it
+// returns the roots done so far.
+func eachRoot(roots []string, act func(root string, st *RootStatus) error) ([]RootStatus, error) {
 	for _, root := range roots {
 		if err := CheckRoot(root); err != nil {
 			return nil, err
@@ -150,17 +170,8 @@ func Install(roots []string) ([]RootStatus, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch st.State {
-		case StateCurrent:
-			st.Action = "none"
-		case StateChanged:
-			st.Action = "conflict"
-		default:
-			st.Action = map[string]string{StateAbsent: "installed", StateOutdated: "updated"}[st.State]
-			if err := write(filepath.Join(root, Name)); err != nil {
-				return out, err
-			}
-			st.State = StateCurrent
+		if err := act(root, &st); err != nil {
+			return out, err
 		}
 		out = append(out, st)
 	}
@@ -210,17 +221,7 @@ func atomicWrite(path string, b []byte) error {
 // Uninstall moves our copy aside (out of the skill's folder, so no agent reads it) in every
 // root; a copy the user changed is a conflict and stays.
 func Uninstall(roots []string, now time.Time) ([]RootStatus, error) {
-	for _, root := range roots {
-		if err := CheckRoot(root); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]RootStatus, 0, len(roots))
-	for _, root := range roots {
-		st, err := stateOf(root)
-		if err != nil {
-			return nil, err
-		}
+	return eachRoot(roots, func(root string, st *RootStatus) error {
 		switch st.State {
 		case StateAbsent:
 			st.Action = "none"
@@ -230,15 +231,14 @@ func Uninstall(roots []string, now time.Time) ([]RootStatus, error) {
 			dir := filepath.Join(root, Name)
 			aside := filepath.Join(root, fmt.Sprintf(".%s.removed-%s", Name, now.UTC().Format("20060102T150405.000000000")))
 			if err := os.Rename(dir, aside); err != nil {
-				return out, model.Errorf(model.CodeFailedPrecondition, "check the folder's permissions", "move %s aside: %v", dir, err)
+				return model.Errorf(model.CodeFailedPrecondition, "check the folder's permissions", "move %s aside: %v", dir, err)
 			}
 			// A folder scan that looks into hidden folders must not find a skill there either.
 			if err := os.Rename(filepath.Join(aside, "SKILL.md"), filepath.Join(aside, "SKILL.md.removed")); err != nil {
-				return out, model.Errorf(model.CodeFailedPrecondition, "check the folder's permissions", "move %s aside: %v", dir, err)
+				return model.Errorf(model.CodeFailedPrecondition, "check the folder's permissions", "move %s aside: %v", dir, err)
 			}
 			st.State, st.Action, st.Moved = StateAbsent, "removed", aside
 		}
-		out = append(out, st)
-	}
-	return out, nil
+		return nil
+	})
 }
