@@ -81,15 +81,7 @@ func TestBackupWhileWritingRestoresIntoEmptyHome(t *testing.T) {
 // keeps the old database beside the new one; it refuses a held home in every case.
 func TestRestoreRefusesNonEmptyAndHeldHomes(t *testing.T) {
 	src := populatedHome(t)
-	s, err := Open(src, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "b")
-	if _, err := s.BackupTo(file, backupClock); err != nil {
-		t.Fatal(err)
-	}
-	_ = s.Close()
+	file := backupOf(t, src)
 
 	target := filepath.Join(t.TempDir(), "target")
 	ts, err := Open(target, Options{})
@@ -117,28 +109,13 @@ func TestRestoreRefusesNonEmptyAndHeldHomes(t *testing.T) {
 	if err != nil || len(old) == 0 {
 		t.Fatalf("the replaced database is gone: %v", err)
 	}
-	r, err := Open(target, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if n := countNotes(t, r); n != damageRecords {
-		t.Fatalf("restored %d notes, want %d", n, damageRecords)
-	}
+	wantAllNotes(t, target)
 }
 
 // Restore is the way out of a damaged store: with replace it puts the backup in place.
 func TestRestoreReplacesDamagedStore(t *testing.T) {
 	home := populatedHome(t)
-	s, err := Open(home, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "b")
-	if _, err := s.BackupTo(file, backupClock); err != nil {
-		t.Fatal(err)
-	}
-	_ = s.Close()
+	file := backupOf(t, home)
 	if err := os.Remove(filepath.Join(home, DBDir, "MANIFEST")); err != nil {
 		t.Fatal(err)
 	}
@@ -154,14 +131,7 @@ func TestRestoreReplacesDamagedStore(t *testing.T) {
 	if rep := Verify(home); rep.Error != nil {
 		t.Fatalf("Verify after restore: %+v", rep.Error)
 	}
-	r, err := Open(home, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if n := countNotes(t, r); n != damageRecords {
-		t.Fatalf("restored %d notes, want %d", n, damageRecords)
-	}
+	wantAllNotes(t, home)
 }
 
 // Verify reads a database that a runtime holds without disturbing it.
@@ -178,5 +148,33 @@ func TestVerifyHeldStore(t *testing.T) {
 	}
 	if n := countNotes(t, s); n != damageRecords {
 		t.Fatalf("store has %d notes after Verify", n)
+	}
+}
+
+// backupOf backs the store of home up into a new file and returns its path.
+func backupOf(t *testing.T, home string) string {
+	t.Helper()
+	s, err := Open(home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	file := filepath.Join(t.TempDir(), "b")
+	if _, err := s.BackupTo(file, backupClock); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// wantAllNotes checks that the store of home holds every note populatedHome wrote.
+func wantAllNotes(t *testing.T, home string) {
+	t.Helper()
+	r, err := Open(home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if n := countNotes(t, r); n != damageRecords {
+		t.Fatalf("restored %d notes, want %d", n, damageRecords)
 	}
 }
