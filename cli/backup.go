@@ -24,12 +24,7 @@ func newBackupCmd() *cobra.Command {
 			"atomically. When a runtime holds the home it writes the backup itself, a consistent snapshot taken while it " +
 			"keeps serving; otherwise the command opens the database directly. `codexhost restore FILE` puts it back; " +
 			"`codexhost doctor` says when the last backup is more than a week old.",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return invalidArgs(cmd, "expects the backup file")
-			}
-			return nil
-		},
+		Args: backupFileArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			home, err := homeDir(cmd.Context())
 			if err != nil {
@@ -89,12 +84,7 @@ func newRestoreCmd() *cobra.Command {
 			"No runtime may be running on the home. A database that holds records, or one that cannot be opened " +
 			"because it is damaged, is replaced only with --replace, and then moved to db-replaced-<time> in the " +
 			"home, never deleted.",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return invalidArgs(cmd, "expects the backup file")
-			}
-			return nil
-		},
+		Args: backupFileArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			home, err := homeDir(cmd.Context())
 			if err != nil {
@@ -131,5 +121,13 @@ func printResult(w io.Writer, asJSON bool, res any, human func(io.Writer)) error
 		return enc.Encode(res)
 	}
 	human(w)
+	return nil
+}
+
+// backupFileArg is the one argument of backup and restore.
+func backupFileArg(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return invalidArgs(cmd, "expects the backup file")
+	}
 	return nil
 }
