@@ -82,3 +82,11 @@ func BenchmarkFleetLoad10kRows(b *testing.B) {
 		a.fleet.relayout()
 	}
 }
+
+// BenchmarkFleetRelayout10kRows is what a status event costs the event loop with 10,000 rows.
+func BenchmarkFleetRelayout10kRows(b *testing.B) {
+	a := bigApp(b)
+	for b.Loop() {
+		a.fleet.relayout()
+	}
+}

@@ -53,26 +53,37 @@ func (c *common) linkNote(r threadRef) string {
 	return strings.Join(parts, " · ")
 }
 
-// hostedIDs are the ids the host groups show: a codexhost-group row among them has moved to
-// its host (a branch's first turn made its Codex thread) and is not shown twice.
-func (f *fleetPane) hostedIDs() map[string]bool {
-	ids := map[string]bool{}
+// hostedAmong says which of the codexhost group's rows the host groups show too: such a row
+// has moved to its host (a branch's first turn made its Codex thread) and is not shown twice.
+// Only those few ids are looked up, so a status event on a large fleet builds no set of every
+// host row.
+func (f *fleetPane) hostedAmong(rows []fleetRow) map[string]bool {
+	hosted := map[string]bool{}
+	if len(rows) == 0 {
+		return hosted
+	}
+	want := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		want[r.ref.ID] = true
+	}
 	for _, g := range f.groups {
 		if g.id == threadsGroup {
 			continue
 		}
 		for _, r := range g.rows {
-			ids[r.ref.ID] = true
+			if want[r.ref.ID] {
+				hosted[r.ref.ID] = true
+			}
 		}
 	}
-	return ids
+	return hosted
 }
 
 // keepMoving keeps the native rows a fresh first page of the codexhost group left out
 // because a host lists them now, until a host page shows them: between reloads of the host
 // pages a thread never vanishes on its way there.
 func (f *fleetPane) keepMoving(old, fresh []fleetRow) []fleetRow {
-	hosted := f.hostedIDs()
+	hosted := f.hostedAmong(old)
 	for _, r := range old {
 		if r.ref.Harness == model.NativeHarness && !hosted[r.ref.ID] &&
 			!slices.ContainsFunc(fresh, func(n fleetRow) bool { return n.ref.ID == r.ref.ID }) {

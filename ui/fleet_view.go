@@ -25,7 +25,7 @@ func (f *fleetPane) relayout() {
 	q := strings.ToLower(fq.title)
 	f.lines = f.lines[:0]
 	f.shownRows, f.active, f.titleRows = 0, 0, 0
-	hosted := f.hostedIDs()
+	hosted := f.hostedAmong(f.group(threadsGroup).rows)
 	for gi, g := range f.groups {
 		if g.id == threadsGroup && !g.loaded && !g.loading && len(g.rows) == 0 && g.errLine == "" {
 			continue
