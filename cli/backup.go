@@ -68,11 +68,7 @@ func backupHome(ctx context.Context, home, path string) (api.StoreBackupResult, 
 
 // dialLocalRuntime connects to the runtime on the home's socket as the home's operator client.
 func dialLocalRuntime(ctx context.Context, home string) (*api.Client, error) {
-	token, err := localOperatorToken(home)
-	if err != nil {
-		return nil, err
-	}
-	return dial(ctx, "unix://"+filepath.Join(home, runtime.SocketName), token)
+	return dial(ctx, "unix://"+filepath.Join(home, runtime.SocketName), operatorByPeer)
 }
 
 func newRestoreCmd() *cobra.Command {

@@ -47,36 +47,29 @@ func TestClientAddScopes(t *testing.T) {
 	}
 }
 
-// The home's operator client is registered with every scope and both controls, and one
-// written before scopes existed gets them on the next operator command.
-func TestLocalOperatorClientHasEveryScope(t *testing.T) {
+// The home's operator needs no token and no entry in config.toml: its grant is every scope
+// and both controls, and scopes narrowed by hand under [clients.local] are kept.
+func TestOperatorNeedsNoToken(t *testing.T) {
 	t.Parallel()
-	home := t.TempDir()
-	if _, err := localOperatorToken(home); err != nil {
+	home := filepath.Join(t.TempDir(), "home")
+	if err := prepareOperatorHome(home); err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := os.ReadFile(filepath.Join(home, config.FileName))
-	if !strings.Contains(string(raw), `scopes = ["operator.read", "operator.write", "operator.admin"]`) || !strings.Contains(string(raw), "allowWriteControls = true") {
-		t.Fatalf("config after the first operator command:\n%s", raw)
+	if st, err := os.Stat(home); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("home: %v %v, want a 0700 directory", st, err)
 	}
-
+	if ents, _ := os.ReadDir(home); len(ents) != 0 {
+		t.Fatalf("the home holds %v after the first operator command; no token file is made", ents)
+	}
 	cfg, err := config.Load(home)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := cfg.Clients[config.OperatorClient]
-	cfg.Clients[config.OperatorClient] = config.Client{TokenSHA256: cl.TokenSHA256}
-	if err := config.Save(home, cfg); err != nil {
-		t.Fatal(err)
+	if g := cfg.Grant(config.OperatorClient); !slices.Equal(g.Scopes, config.OperatorScopes) || !g.AllowWriteControls || !g.AllowRawTranscripts {
+		t.Fatalf("operator grant without an entry: %+v", g)
 	}
-	if _, err := localOperatorToken(home); err != nil {
-		t.Fatal(err)
-	}
-	back, err := config.Load(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := back.Clients[config.OperatorClient]; !slices.Equal(got.Scopes, config.OperatorScopes) || !got.AllowWriteControls || got.TokenSHA256 != cl.TokenSHA256 {
-		t.Fatalf("operator client written before scopes: %+v", got)
+	cfg.Clients = map[string]config.Client{config.OperatorClient: {Scopes: []string{config.ScopeRead}}}
+	if g := cfg.Grant(config.OperatorClient); !slices.Equal(g.Scopes, []string{config.ScopeRead}) || g.AllowWriteControls {
+		t.Fatalf("operator grant narrowed by hand: %+v", g)
 	}
 }

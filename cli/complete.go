@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -107,7 +106,7 @@ func fromRuntime(fn completer) cobra.CompletionFunc {
 }
 
 // completionClient connects as the command would, without side effects: the host parameters
-// inside a harness, a client token, or the home's operator token when it exists. nil when
+// inside a harness, a client token, or the home's socket as its operator. nil when
 // none of them reaches a runtime.
 func completionClient(ctx context.Context, cmd *cobra.Command) *api.Client {
 	e := envOf(ctx)
@@ -125,13 +124,7 @@ func completionClient(ctx context.Context, cmd *cobra.Command) *api.Client {
 		token, endpoint = e.get(envClientToken), e.get(envEndpoint)
 	}
 	if token == "" {
-		if _, err := os.Stat(filepath.Join(home, operatorTokenFile)); err != nil {
-			return nil
-		}
-		if token, err = readOperatorToken(filepath.Join(home, operatorTokenFile)); err != nil {
-			return nil
-		}
-		endpoint = ""
+		endpoint = "" // the home's operator, recognised by the socket: no token
 	}
 	if endpoint == "" {
 		endpoint = socket

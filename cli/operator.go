@@ -7,14 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/codexhost/codexhost/internal/opview"
-	"github.com/codexhost/codexhost/internal/secretfile"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime"
 	"github.com/codexhost/codexhost/runtime/api"
@@ -34,8 +32,8 @@ const localClient = config.OperatorClient
 // maxOperatorTimeout bounds an operator command's --timeout.
 const maxOperatorTimeout = 24 * time.Hour
 
-// operatorTokenFile holds the local client's token inside the home (0600).
-const operatorTokenFile = "operator.token"
+// operatorByPeer is the token the operator sends: none, since the socket knows who it is.
+const operatorByPeer = ""
 
 type operatorCommand struct {
 	clientToken string
@@ -105,78 +103,13 @@ func (o *operatorCommand) callEvents(cmd *cobra.Command, method string, params, 
 	return err
 }
 
-// localOperatorToken returns the home's operator token, creating it (and registering its
-// hash as client `local` in config.toml) on first use.
-func localOperatorToken(home string) (string, error) {
+// prepareOperatorHome makes the home for the operator's first command. The operator has no
+// token: the home's socket recognises it by its user and process (runtime/agents.go).
+func prepareOperatorHome(home string) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
-		return "", model.Errorf(model.CodeFailedPrecondition, "check CODEXHOST_HOME", "create the home: %v", err)
+		return model.Errorf(model.CodeFailedPrecondition, "check CODEXHOST_HOME", "create the home: %v", err)
 	}
-	path := filepath.Join(home, operatorTokenFile)
-	token, err := secretfile.ReadOrCreate(path, config.NewToken, readOperatorToken)
-	var ce *secretfile.CreateError
-	switch {
-	case errors.As(err, &ce) && ce.Created:
-		return "", model.Errorf(model.CodeFailedPrecondition, "check the free space of the home directory", "write the operator token failed")
-	case errors.As(err, &ce):
-		return "", model.Errorf(model.CodeFailedPrecondition, "check the permissions of the home directory", "create the operator token: %v", ce.Err)
-	case err != nil:
-		return "", err
-	}
-	cfg, err := config.Load(home)
-	if err != nil {
-		return "", err
-	}
-	want := config.HashToken(token)
-	if cl, ok := cfg.Clients[localClient]; !ok || cl.TokenSHA256 != want || len(cl.Scopes) == 0 {
-		err := config.Update(home, func(cfg *config.Config) error { registerLocalClient(cfg, want); return nil })
-		var me *model.Error
-		if errors.As(err, &me) {
-			return "", me
-		}
-		if err != nil {
-			return "", model.Errorf(model.CodeFailedPrecondition, "check the permissions of config.toml", "register the local operator client: %v", err)
-		}
-	}
-	return token, nil
-}
-
-// registerLocalClient makes config.toml follow the token file, the operator's credential.
-// The client gets every operator scope and both controls when made, or when it has no scopes
-// (it was written before scopes existed); scopes narrowed by hand are kept. It runs under
-// config.Update's lock, so it decides again on the file as it is now.
-func registerLocalClient(cfg *config.Config, want string) {
-	cl, ok := cfg.Clients[localClient]
-	if ok && cl.TokenSHA256 == want && len(cl.Scopes) > 0 {
-		return
-	}
-	if cfg.Clients == nil {
-		cfg.Clients = map[string]config.Client{}
-	}
-	cl.TokenSHA256 = want
-	if len(cl.Scopes) == 0 {
-		g := config.OperatorGrant()
-		cl.Scopes, cl.AllowRawTranscripts, cl.AllowWriteControls = g.Scopes, g.AllowRawTranscripts, g.AllowWriteControls
-	}
-	cfg.Clients[localClient] = cl
-}
-
-func readOperatorToken(path string) (string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	if st.Mode().Perm()&0o077 != 0 {
-		return "", model.Errorf(model.CodeFailedPrecondition, "run `chmod 600 "+path+"`", "the operator token file is readable by others")
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	token := strings.TrimSpace(string(b))
-	if len(token) < 32 {
-		return "", model.Errorf(model.CodeFailedPrecondition, "delete "+path+"; a new one is made on the next operator command", "the operator token file is damaged")
-	}
-	return token, nil
+	return nil
 }
 
 // runtimeLog is the file in the home's logs where an embedded runtime writes: the app owns
@@ -244,15 +177,14 @@ func (s *operatorSession) connect(ctx context.Context) error {
 		return s.dial(ctx, ep, token)
 	}
 	s.local = true
-	token, err := localOperatorToken(s.home)
-	if err != nil {
+	if err := prepareOperatorHome(s.home); err != nil {
 		return err
 	}
-	err = s.dial(ctx, socket, token)
+	err := s.dial(ctx, socket, operatorByPeer)
 	if err == nil || !model.IsCode(err, model.CodeRuntimeUnreachable) {
 		return err
 	}
-	return s.embed(ctx, token)
+	return s.embed(ctx, operatorByPeer)
 }
 
 func (s *operatorSession) dial(ctx context.Context, endpoint, token string) error {

@@ -91,7 +91,6 @@ func openHost(ctx context.Context, listen string) (*runtime.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The operator token lets this runtime follow one that already holds the home.
-	token := func() (string, error) { return localOperatorToken(home) }
-	return runtime.OpenOrFollow(ctx, runtime.Options{Home: home, Listen: listen, CLIPath: self, Environ: envOf(ctx).environ(), Version: Version, Log: os.Stderr, OperatorToken: token})
+	// As the home's user, this runtime may follow one that already holds the home.
+	return runtime.OpenOrFollow(ctx, runtime.Options{Home: home, Listen: listen, CLIPath: self, Environ: envOf(ctx).environ(), Version: Version, Log: os.Stderr, Follow: true})
 }

@@ -138,8 +138,7 @@ func appHomeWith(t *testing.T, environ []string) (home string, host *runtime.Hos
 	setenv(t, envEndpoint, "")
 	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", "")
 	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "")
-	// The operator token is registered before the runtime reads config.toml.
-	if _, err := localOperatorToken(home); err != nil {
+	if err := prepareOperatorHome(home); err != nil {
 		t.Fatal(err)
 	}
 	return home, serveRuntime(t, home, environ)

@@ -72,9 +72,10 @@ func TestCatalogServesExtraCodexHomesAndStopsTheirAppServers(t *testing.T) {
 		t.Fatalf("transcript %+v", tr)
 	}
 
-	// Processes the runtime started (agents) may list, but neither read transcripts nor archive.
+	// Processes the runtime started (agents) neither list the user's sessions, nor read
+	// transcripts, nor archive: an agent acts within its thread's principal.
 	rt := th.runtimeClient()
-	call[api.CatalogSessionsResult](t, rt, api.MethodCatalogSessions, api.CatalogSessionsParams{Host: xid})
+	callErr(t, rt, api.MethodCatalogSessions, api.CatalogSessionsParams{Host: xid}, model.CodePermissionDenied)
 	callErr(t, rt, api.MethodCatalogTranscript, api.CatalogTranscriptParams{Host: xid, Thread: stored}, model.CodePermissionDenied)
 	callErr(t, rt, api.MethodCatalogArchive, api.CatalogArchiveParams{Host: xid, Thread: stored, ConfirmNoOtherRunner: true}, model.CodePermissionDenied)
 

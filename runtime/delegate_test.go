@@ -635,7 +635,7 @@ func TestS000_09_ExternalTurnEnvironmentHasOnlyConnectionParameters(t *testing.T
 	want := map[string]string{
 		"CODEXHOST_CLI_PATH":         th.opts.CLIPath,
 		"CODEXHOST_RUNTIME_ENDPOINT": th.Endpoints()[0],
-		"CODEXHOST_RUNTIME_TOKEN":    th.RuntimeToken(),
+		"CODEXHOST_RUNTIME_TOKEN":    th.AgentToken(model.ThreadID(res.Thread.ID)),
 		"CODEXHOST_THREAD_ID":        res.Thread.ID,
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -647,8 +647,8 @@ func TestS000_09_ExternalTurnEnvironmentHasOnlyConnectionParameters(t *testing.T
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	if cl.Caller().Kind != api.CallerRuntime {
-		t.Fatalf("connected as %+v", cl.Caller())
+	if cl.Caller().Kind != api.CallerRuntime || cl.Caller().Thread != res.Thread.ID {
+		t.Fatalf("connected as %+v, want the agent of %s", cl.Caller(), res.Thread.ID)
 	}
 }
 

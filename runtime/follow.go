@@ -36,24 +36,20 @@ const (
 )
 
 // OpenOrFollow is Open, except that when another process holds the home and
-// opts.OperatorToken is set, the host starts as a follower: it listens on opts.Listen only,
+// opts.Follow is set, the host starts as a follower: it listens on opts.Listen only,
 // forwards every request to the holder over the home's socket as the operator client (the
 // caller's identity travels with the request, see api.ForwardParams), and takes the home over
 // once the holder releases it. Promoted reports the takeover.
 func OpenOrFollow(ctx context.Context, opts Options) (*Host, error) {
 	h, err := Open(ctx, opts)
-	if err == nil || !errors.Is(err, store.ErrHeld) || opts.OperatorToken == nil {
+	if err == nil || !errors.Is(err, store.ErrHeld) || !opts.Follow {
 		return h, err
-	}
-	token, err := opts.OperatorToken()
-	if err != nil {
-		return nil, err
 	}
 	h = newHost(opts)
 	if err := h.listen(); err != nil {
 		return nil, err
 	}
-	f := &follower{h: h, endpoint: api.UnixEndpoint(filepath.Join(h.opts.Home, SocketName)), token: token}
+	f := &follower{h: h, endpoint: api.UnixEndpoint(filepath.Join(h.opts.Home, SocketName))}
 	h.follower.Store(f)
 	fctx, cancel := context.WithCancel(context.Background())
 	h.stopFollow, h.followDone = cancel, make(chan struct{})

@@ -117,7 +117,7 @@ func (th *testHost) startFollower() *Host {
 	th.t.Helper()
 	opts := th.opts
 	opts.Listen = "127.0.0.1:0"
-	opts.OperatorToken = func() (string, error) { return th.tokens[config.OperatorClient], nil }
+	opts.Follow = true
 	f, err := OpenOrFollow(context.Background(), opts)
 	if err != nil {
 		th.t.Fatal(err)

@@ -4,7 +4,6 @@ package runtime
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,10 +40,9 @@ type Options struct {
 	CLIPath string   // absolute path of the codexhost binary handed to harness processes
 	Environ []string // the runtime's own environment; harnesses get a whitelist of it
 	Version string
-	// OperatorToken returns the home's operator client token (config.OperatorClient), with
-	// which a follower (OpenOrFollow) authenticates at the runtime holding the home. It is
-	// called only when the home is held, since making the token may write config.toml.
-	OperatorToken func() (string, error)
+	// Follow lets OpenOrFollow start a follower when another runtime holds the home; it
+	// authenticates there as the home's operator, by its user and process.
+	Follow bool
 	Now           func() time.Time
 	Log           io.Writer
 }
@@ -54,7 +52,8 @@ type Host struct {
 	opts         Options
 	store        *store.Store
 	server       *api.Server
-	runtimeToken string
+	runtimeToken string          // the runtime's own, for callers inside this process
+	agents       *harness.Tokens // the tokens of agents, each bound to a thread (runtime/agents.go)
 
 	epMu      sync.Mutex
 	endpoints []string
@@ -126,7 +125,7 @@ func newHost(opts Options) *Host {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	h := &Host{opts: opts, runtimeToken: config.NewToken(), subs: map[int]func(api.Event){},
+	h := &Host{opts: opts, runtimeToken: config.NewToken(), agents: harness.NewTokens(), subs: map[int]func(api.Event){},
 		promoted: make(chan error, 1)}
 	h.node = nodeserve.New(nodeserve.Options{Native: nativeOfHost{h}, Config: h.config, Lookup: envLookup(opts.Environ),
 		Home: opts.Home, Version: opts.Version, Now: opts.Now})
@@ -157,6 +156,7 @@ func (h *Host) listen() error {
 // the harnesses and the watch engine, which restores every watch of the home.
 func (h *Host) takeStore(st *store.Store) error {
 	h.store = st
+	h.removeOperatorTokenFile()
 	unixEndpoint, err := h.server.ListenUnix(filepath.Join(h.opts.Home, SocketName))
 	if err != nil {
 		return err
@@ -174,12 +174,13 @@ func (h *Host) takeStore(st *store.Store) error {
 
 func (h *Host) startHarnesses(endpoint string) error {
 	cfg := h.config()
-	conn := harness.Env{CLIPath: h.opts.CLIPath, Endpoint: endpoint, Token: h.runtimeToken}
+	conn := harness.Env{CLIPath: h.opts.CLIPath, Endpoint: endpoint, Tokens: h.agents}
 	h.harnesses = map[string]harness.Harness{}
 
-	// The App Server sees a whitelist of our environment plus exactly the three connection
-	// parameters; every other CODEXHOST_* variable is stripped by BaseEnv.
-	appEnv := append(harness.BaseEnv(h.opts.Environ, cfg.AppServer.Passthrough), conn.Vars()...)
+	// The App Server sees a whitelist of our environment and no codexhost credential: every
+	// CODEXHOST_* variable is stripped by BaseEnv, and each thread's tool shells get their own
+	// connection parameters through the thread's config (harness/native_shellenv.go).
+	appEnv := harness.BaseEnv(h.opts.Environ, cfg.AppServer.Passthrough)
 	logDir := filepath.Join(h.opts.Home, "logs")
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
 		return err
@@ -189,6 +190,7 @@ func (h *Host) startHarnesses(endpoint string) error {
 		Start:   h.appServerStart(cfg.CodexBin, appEnv, filepath.Join(logDir, "app-server.log")),
 		OnEvent: h.onHarnessEvent,
 		Now:     h.opts.Now,
+		Conn:    conn,
 	})
 	h.harnesses[model.NativeHarness] = h.native
 	if err := h.startCatalog(cfg, appEnv, logDir); err != nil {
@@ -309,26 +311,6 @@ func (h *Host) reloadConfig() error {
 	}
 	h.cfg, h.cfgStamp = cfg, stamp
 	return nil
-}
-
-// Authenticate accepts the runtime token or a configured client's token.
-func (h *Host) Authenticate(token string) (api.Caller, bool) {
-	if token == "" {
-		return api.Caller{}, false
-	}
-	if subtle.ConstantTimeCompare([]byte(token), []byte(h.runtimeToken)) == 1 {
-		return api.Caller{Kind: api.CallerRuntime}, true
-	}
-	if err := h.reloadConfig(); err != nil {
-		fmt.Fprintf(h.opts.Log, "config reload: %v\n", err)
-	}
-	if name, ok := h.config().MatchClient(token); ok {
-		if h.config().Clients[name].Node {
-			return api.Caller{Kind: api.CallerNode, Client: name}, true
-		}
-		return api.Caller{Kind: api.CallerClient, Client: name}, true
-	}
-	return api.Caller{}, false
 }
 
 // Subscribe registers fn for runtime events until ctx ends.

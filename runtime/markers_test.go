@@ -301,7 +301,7 @@ func TestS002_01_AuthorCancelledDuringAWaitGetsNoReport(t *testing.T) {
 	eventually(t, "the run abandoned", func() bool { return len(m.markers(author).Running) == 0 })
 	openGate(t, slowDir)
 	waitStopped(t, m.c, slow)
-	if w := m.Threads().Watches(); len(w.Pending) != 0 {
+	if w := m.Threads().Watches(nil); len(w.Pending) != 0 {
 		t.Fatalf("a report is pending: %+v", w.Pending)
 	}
 	if r := m.reports(author); len(r) != 0 {

@@ -12,11 +12,14 @@ import (
 )
 
 // Policies of the runtime's own methods: forwarding is for a runtime on the same home; the
-// catalog is for operators, with listing open to agents.
+// catalog is for operators.
 var (
 	forwardPolicy = &route.Policy{Clients: &route.ClientRule{}, OperatorOnly: true,
 		AgentHint: "only a runtime on the same home forwards requests"}
-	catalogListPolicy = &route.Policy{Agents: &route.AgentRule{}, Clients: &route.ClientRule{Scope: config.ScopeRead}}
+	// Agents do not list the fleet: an agent acts within its thread's principal, and the
+	// user's own sessions belong to none.
+	catalogListPolicy = &route.Policy{Clients: &route.ClientRule{Scope: config.ScopeRead},
+		AgentHint: "an agent sees its own delegation tree (`codexhost thread list`); the fleet of sessions is the user's"}
 )
 
 // newRoutes builds the routing table: every runtime API method, once, with its policy. Each

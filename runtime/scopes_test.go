@@ -88,8 +88,7 @@ func TestS003_18_RefusedScopeIsPermissionDeniedBeforeAnything(t *testing.T) {
 	if got := localHealth(t, reader); got != api.CatalogHealthUnknown {
 		t.Fatalf("a refused call reached the App Server: health %s", got)
 	}
-	rt := th.runtimeClient()
-	localHealth(t, rt) // agents may see the hosts
+	callErr(t, th.runtimeClient(), api.MethodCatalogHosts, struct{}{}, model.CodePermissionDenied) // agents do not see the fleet
 	call[api.CatalogSessionsResult](t, reader, api.MethodCatalogSessions, api.CatalogSessionsParams{})
 	if got := localHealth(t, reader); got == api.CatalogHealthUnknown {
 		t.Fatal("a permitted list left the host untried; the check above proves nothing")

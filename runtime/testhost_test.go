@@ -115,6 +115,9 @@ func newTestHost(t testing.TB, ho hostOptions) *testHost {
 		}
 		th.tokens[name] = tok
 	}
+	if _, ok := th.tokens[config.OperatorClient]; ok {
+		th.tokens[config.OperatorClient] = "" // the operator connects by who it is
+	}
 	if err := config.Save(home, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +173,7 @@ func (th *testHost) dial(token string) *api.Client {
 // runtimeClient connects as a process the host started.
 func (th *testHost) runtimeClient() *api.Client { return th.dial(th.RuntimeToken()) }
 
-// client connects as a configured external client.
+// client connects as a configured external client (the home's operator with no token).
 func (th *testHost) client(name string) *api.Client {
 	th.t.Helper()
 	tok, ok := th.tokens[name]

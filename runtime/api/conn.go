@@ -138,16 +138,11 @@ func (c *serverConn) handleAuth(req *wireRequest) bool {
 			return true
 		}
 	}
-	caller, ok := Caller{}, false
-	if p.Token != "" {
-		caller, ok = c.s.h.Authenticate(p.Token)
-	}
-	if !ok {
-		c.s.logf("runtime api: rejected a token on %s", c.endpoint)
+	caller, err := c.authenticate(p.Token)
+	if err != nil {
+		c.s.logf("runtime api: rejected a connection's authentication on %s", c.endpoint)
 		c.s.throttleAuthFailure(c.ctx)
-		c.write(encodeError(req.ID, rpcServerError, model.Errorf(model.CodePermissionDenied,
-			"use the token the runtime gave this process (CODEXHOST_RUNTIME_TOKEN) or a client token configured in the runtime's config.toml",
-			"the runtime rejected the token")))
+		c.write(encodeError(req.ID, rpcServerError, model.AsError(err)))
 		return false
 	}
 	c.caller = caller
@@ -156,6 +151,22 @@ func (c *serverConn) handleAuth(req *wireRequest) bool {
 	_ = c.nc.SetReadDeadline(time.Time{})
 	c.writeResult(req.ID, "auth", AuthResult{Caller: caller, Version: c.s.opts.Version})
 	return true
+}
+
+// authenticate asks the handler who the token (and, when it can tell, the peer) is.
+func (c *serverConn) authenticate(token string) (Caller, error) {
+	if pa, ok := c.s.h.(PeerAuthenticator); ok {
+		_, unix := c.nc.(*net.UnixConn)
+		return pa.AuthenticatePeer(token, Peer{Unix: unix, conn: c.nc})
+	}
+	if token != "" {
+		if caller, ok := c.s.h.Authenticate(token); ok {
+			return caller, nil
+		}
+	}
+	return Caller{}, model.Errorf(model.CodePermissionDenied,
+		"use the token the runtime gave this process (CODEXHOST_RUNTIME_TOKEN) or a client token configured in the runtime's config.toml",
+		"the runtime rejected the token")
 }
 
 func (s *Server) authorize(caller Caller, method string) error { return s.h.Authorize(caller, method) }

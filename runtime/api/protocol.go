@@ -42,6 +42,9 @@ const (
 type Caller struct {
 	Kind   string `json:"kind"`
 	Client string `json:"client,omitempty"`
+	// Thread is the thread an agent acts for (its token is bound to it); "" for clients and
+	// for the runtime's own in-process callers.
+	Thread string `json:"thread,omitempty"`
 }
 
 // ForwardParams is one request a follower runtime (a second runtime on a held home) passes

@@ -240,6 +240,8 @@ type ThreadResumeParams struct {
 	Model         string `json:"model,omitempty"`
 	ModelProvider string `json:"modelProvider,omitempty"`
 	Cwd           string `json:"cwd,omitempty"`
+	// Config overrides config.toml keys for the resumed thread (its tool shells' environment).
+	Config map[string]any `json:"config,omitempty"`
 }
 
 // ThreadForkParams for thread/fork.

@@ -95,7 +95,10 @@ type Harness interface {
 type Env struct {
 	CLIPath  string // CODEXHOST_CLI_PATH
 	Endpoint string // CODEXHOST_RUNTIME_ENDPOINT
-	Token    string // CODEXHOST_RUNTIME_TOKEN
+	// Tokens mints each thread's CODEXHOST_RUNTIME_TOKEN, bound to that thread. Without it
+	// every process gets Token (tests of the harness alone).
+	Tokens *Tokens
+	Token  string
 }
 
 // Names of the whitelisted variables.
@@ -107,9 +110,17 @@ const (
 	EnvEffort   = "CODEXHOST_EFFORT"
 )
 
-// Vars renders the connection parameters as KEY=VALUE entries.
-func (e Env) Vars() []string {
-	return []string{EnvCLIPath + "=" + e.CLIPath, EnvEndpoint + "=" + e.Endpoint, EnvToken + "=" + e.Token}
+// TokenFor is the runtime token of the processes of thread id.
+func (e Env) TokenFor(id model.ThreadID) string {
+	if e.Tokens != nil && id != "" {
+		return e.Tokens.ForThread(id)
+	}
+	return e.Token
+}
+
+// Vars renders the connection parameters, with token, as KEY=VALUE entries.
+func (e Env) Vars(token string) []string {
+	return []string{EnvCLIPath + "=" + e.CLIPath, EnvEndpoint + "=" + e.Endpoint, EnvToken + "=" + token}
 }
 
 // notStartedError marks a Send failure that provably started no turn, so a caller may retry

@@ -25,6 +25,9 @@ type NativeOptions struct {
 	// Approval and Sandbox are passed to thread/start; empty leaves the App Server's defaults.
 	Approval string
 	Sandbox  string
+	// Conn is what the tool shells of each thread get to reach the runtime
+	// (native_shellenv.go); its zero value gives them nothing.
+	Conn Env
 }
 
 // Native runs threads in the official Codex App Server.
@@ -212,6 +215,7 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 		// Codex keeps the override in the thread's rollout: a resumed thread keeps its effort.
 		params.Config = map[string]any{"model_reasoning_effort": e}
 	}
+	bind := n.shellEnv(&params)
 	res, err := c.ThreadStart(ctx, params)
 	if err != nil {
 		var rpc *appserver.RPCError
@@ -222,12 +226,36 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 		return "", nativeMapErr(err, "")
 	}
 	id := model.ThreadID(res.Thread.ID)
+	bind(id)
 	n.mu.Lock()
 	if n.conn != nil && n.conn.c == c && n.threads[id] == nil {
 		n.threads[id] = &nativeThread{status: nativeStatus(res.Thread.Status.Type)}
 	}
 	n.mu.Unlock()
 	return id, nil
+}
+
+// shellEnv gives a new thread's tool shells their connection parameters, with a token
+// bound to the thread once bind names it.
+func (n *Native) shellEnv(params *appserver.ThreadStartParams) (bind func(model.ThreadID)) {
+	conn := n.opts.Conn
+	if conn.Tokens == nil {
+		params.Config = withToolShell(params.Config, nil, nil)
+		return func(model.ThreadID) {}
+	}
+	token, bind := conn.Tokens.ForNew()
+	params.Config = withToolShell(params.Config, conn.Vars(token), nil)
+	return bind
+}
+
+// resumeConfig is the config override of thread/resume: a thread loaded again (after an
+// unload or a restart of the runtime) gets a token of this runtime.
+func (n *Native) resumeConfig(id model.ThreadID) map[string]any {
+	conn := n.opts.Conn
+	if conn.Tokens == nil {
+		return withToolShell(nil, nil, nil)
+	}
+	return withToolShell(nil, conn.Vars(conn.TokenFor(id)), nil)
 }
 
 // CodexEffort maps a thread's effort to Codex's model_reasoning_effort, whose values are
@@ -325,7 +353,7 @@ func (n *Native) send(ctx context.Context, id model.ThreadID, text string, sandb
 
 // resume loads a stored thread into this App Server, which turn/start requires.
 func (n *Native) resume(ctx context.Context, c *appserver.Client, id model.ThreadID, th appserver.Thread) error {
-	_, err := c.ThreadResume(ctx, appserver.ThreadResumeParams{ThreadID: string(id), ExcludeTurns: true})
+	_, err := c.ThreadResume(ctx, appserver.ThreadResumeParams{ThreadID: string(id), ExcludeTurns: true, Config: n.resumeConfig(id)})
 	switch {
 	case err == nil:
 		return nil

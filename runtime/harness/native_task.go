@@ -19,6 +19,8 @@ type PolicyStart struct {
 	Approval      string
 	Sandbox       string // read-only | workspace-write | danger-full-access
 	Config        map[string]any
+	// HideEnv names variables the thread's tool shells must not see (the provider's key).
+	HideEnv []string
 }
 
 // StartWithPolicy creates an idle thread as Start does, with the given policy. It returns the
@@ -34,7 +36,8 @@ func (n *Native) StartWithPolicy(ctx context.Context, req PolicyStart) (model.Th
 		ModelProvider:  req.ModelProvider,
 		ApprovalPolicy: req.Approval,
 		Sandbox:        req.Sandbox,
-		Config:         req.Config,
+		// A task thread is a leaf: its shells get no runtime connection, and no secret.
+		Config: withToolShell(req.Config, nil, req.HideEnv),
 	})
 	if err != nil {
 		var rpc *appserver.RPCError

@@ -110,7 +110,7 @@ func ThreadEnv(base []string, conn Env, threadID model.ThreadID, extra map[strin
 			vars[name] = value
 		}
 	}
-	for _, kv := range conn.Vars() {
+	for _, kv := range conn.Vars(conn.TokenFor(threadID)) {
 		name, value, _ := strings.Cut(kv, "=")
 		vars[name] = value
 	}

@@ -58,17 +58,45 @@ func (s *Service) listVisible(env route.Env) func(model.ThreadID) bool {
 	return s.VisibleTo(env.Caller, env.Grant())
 }
 
+// callerPrincipal is the principal a caller acts within: a client's own, or the principal of
+// the thread an agent's token is bound to. "" is a caller bound to none: the runtime's own
+// in-process callers.
+func (s *Service) callerPrincipal(caller api.Caller) (string, error) {
+	switch {
+	case caller.Kind == api.CallerClient:
+		return model.ClientRecipientPrefix + caller.Client, nil
+	case caller.Kind == api.CallerRuntime && caller.Thread != "":
+		p, ok, err := s.PrincipalOf(model.ThreadID(caller.Thread))
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			// A thread codexhost does not know has no tree: it stands alone.
+			return "thread:" + caller.Thread, nil
+		}
+		return p, nil
+	}
+	return "", nil
+}
+
 // VisibleTo is which threads a caller may learn of without being given their ids (listing,
-// events): nil for every thread. A client without operator.read sees its own principal's;
-// a runtime that does not hold the store (a follower) cannot tell, and shows it none.
+// events): nil for every thread. A client without operator.read, and an agent, see their
+// own principal's; a runtime that does not hold the store (a follower) cannot tell, and
+// shows them none.
 func (s *Service) VisibleTo(caller api.Caller, grant config.Grant) func(model.ThreadID) bool {
-	if caller.Kind != api.CallerClient || grant.Has(config.ScopeRead) {
+	if caller.Kind == api.CallerClient && grant.Has(config.ScopeRead) {
+		return nil
+	}
+	if caller.Kind != api.CallerClient && (caller.Kind != api.CallerRuntime || caller.Thread == "") {
 		return nil
 	}
 	if s.deps.Store == nil {
 		return func(model.ThreadID) bool { return false }
 	}
-	mine := model.ClientRecipientPrefix + caller.Client
+	mine, err := s.callerPrincipal(caller)
+	if err != nil || mine == "" {
+		return func(model.ThreadID) bool { return false }
+	}
 	return func(id model.ThreadID) bool {
 		p, ok, err := s.PrincipalOf(id)
 		return err == nil && ok && p == mine
@@ -82,10 +110,13 @@ func foreignSessionPolicy(id model.ThreadID) *route.Policy {
 			"for a client without operator.write and allowWriteControls"}
 }
 
-// otherPrincipalPolicy: a thread another client (or another tree) owns.
-var otherPrincipalPolicy = &route.Policy{Agents: &route.AgentRule{}, Clients: &route.ClientRule{Scope: config.ScopeWrite}}
+// otherPrincipalPolicy: a thread another client (or another tree) owns. Agents are not
+// admitted: an agent acts within its thread's principal.
+var otherPrincipalPolicy = &route.Policy{Clients: &route.ClientRule{Scope: config.ScopeWrite},
+	AgentHint: "an agent acts within its own thread's principal: it may touch only the threads of its own delegation tree"}
 
-// touchPolicy is what sending to or cancelling a thread needs beyond the method's policy.
+// touchPolicy is what naming a thread needs beyond the method's policy, wherever naming it
+// makes something happen to it: sending, cancelling, being notified, being a parent.
 func (s *Service) touchPolicy(env route.Env, thread string) (*route.Policy, error) {
 	id, err := ParseThread(thread)
 	if err != nil {
@@ -95,11 +126,39 @@ func (s *Service) touchPolicy(env route.Env, thread string) (*route.Policy, erro
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case !ok:
+	if !ok {
 		return foreignSessionPolicy(id), nil
-	case env.Caller.Kind == api.CallerClient && p != model.ClientRecipientPrefix+env.Caller.Client:
+	}
+	mine, err := s.callerPrincipal(env.Caller)
+	if err != nil {
+		return nil, err
+	}
+	if mine != "" && p != mine {
 		return otherPrincipalPolicy, nil
+	}
+	return nil, nil
+}
+
+// touchAll is the strictest touchPolicy of the named threads ("" skipped). The runtime's
+// own in-process callers, bound to no thread, are not held to it.
+func (s *Service) touchAll(env route.Env, threads ...string) (*route.Policy, error) {
+	if env.Caller.Kind == api.CallerRuntime && env.Caller.Thread == "" {
+		return nil, nil
+	}
+	for _, t := range threads {
+		if t == "" {
+			continue
+		}
+		pol, err := s.touchPolicy(env, t)
+		if err != nil || pol == nil {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := pol.Check(env, "thread"); err != nil {
+			return pol, nil
+		}
 	}
 	return nil, nil
 }
@@ -117,12 +176,33 @@ func (s *Service) sendPolicy(ctx context.Context, env route.Env, p api.ThreadSen
 	return s.touchPolicy(env, p.Thread)
 }
 
-// watchPolicy: notifications to a client go only to that client asking for itself.
-func watchPolicy(_ context.Context, _ route.Env, p api.ThreadWatchParams) (*route.Policy, error) {
+// watchPolicy: notifications to a client go only to that client asking for itself; a
+// thread notified is sent a turn, so naming it is touching it.
+func (s *Service) watchPolicy(_ context.Context, env route.Env, p api.ThreadWatchParams) (*route.Policy, error) {
 	name, ok := strings.CutPrefix(p.Notify, model.ClientRecipientPrefix)
 	if !ok {
-		return nil, nil
+		target := p.Notify
+		if target == "" {
+			target = agentHint(env.Caller, p.Caller).EnvThread
+		}
+		return s.touchAll(env, target)
 	}
 	return &route.Policy{Clients: &route.ClientRule{}, OnlyClient: name,
 		ClientHint: "a client can only ask for notifications to itself: use --notify client:<your name> through your own token"}, nil
+}
+
+// delegatePolicy: the parent of a delegation is touched (it gets the child, and with
+// --watch a notification turn), so it follows the same rule.
+func (s *Service) delegatePolicy(_ context.Context, env route.Env, p api.DelegateStartParams) (*route.Policy, error) {
+	h := agentHint(env.Caller, p.Caller)
+	return s.touchAll(env, h.ParentThread, h.EnvThread)
+}
+
+// agentHint is what a caller says of itself, corrected by what its token proves: an agent's
+// own thread is the one its token is bound to, whatever its environment claims.
+func agentHint(caller api.Caller, hint api.CallerHint) api.CallerHint {
+	if caller.Kind == api.CallerRuntime && caller.Thread != "" {
+		hint.EnvThread = caller.Thread
+	}
+	return hint
 }

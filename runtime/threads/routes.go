@@ -23,8 +23,9 @@ func (s *Service) Routes() []route.Route {
 			Call: func(ctx context.Context, _ route.Env, p api.HarnessInspectParams) (any, error) {
 				return s.HarnessInspect(ctx, p)
 			}}.Route(),
-		route.Spec[api.DelegateStartParams]{Method: api.MethodDelegateStart, Policy: route.Everyone,
+		route.Spec[api.DelegateStartParams]{Method: api.MethodDelegateStart, Policy: route.Everyone, Escalate: s.delegatePolicy,
 			Call: func(ctx context.Context, env route.Env, p api.DelegateStartParams) (any, error) {
+				p.Caller = agentHint(env.Caller, p.Caller)
 				return s.Delegate(ctx, env.Caller, p)
 			}}.Route(),
 		route.Spec[api.ThreadReadParams]{Method: api.MethodThreadRead, Policy: route.Everyone,
@@ -39,8 +40,9 @@ func (s *Service) Routes() []route.Route {
 			Call: func(ctx context.Context, _ route.Env, p api.ThreadSendParams) (any, error) { return s.Send(ctx, p) }}.Route(),
 		route.Spec[api.ThreadCancelParams]{Method: api.MethodThreadCancel, Policy: route.Everyone, Escalate: s.cancelPolicy,
 			Call: func(ctx context.Context, _ route.Env, p api.ThreadCancelParams) (any, error) { return s.Cancel(ctx, p) }}.Route(),
-		route.Spec[api.ThreadWatchParams]{Method: api.MethodThreadWatch, Policy: route.Everyone, Escalate: watchPolicy,
+		route.Spec[api.ThreadWatchParams]{Method: api.MethodThreadWatch, Policy: route.Everyone, Escalate: s.watchPolicy,
 			Call: func(ctx context.Context, env route.Env, p api.ThreadWatchParams) (any, error) {
+				p.Caller = agentHint(env.Caller, p.Caller)
 				return s.Watch(ctx, env.Caller, p)
 			}}.Route(),
 		route.Spec[api.ThreadVisibleParams]{Method: api.MethodThreadVisible, Policy: route.Everyone,
@@ -53,7 +55,9 @@ func (s *Service) Routes() []route.Route {
 				return s.Lineage(ctx, env, p)
 			}}.Route(),
 		route.Spec[struct{}]{Method: api.MethodThreadWatches, Policy: route.Everyone,
-			Call: func(context.Context, route.Env, struct{}) (any, error) { return s.Watches(), nil }}.Route(),
+			Call: func(_ context.Context, env route.Env, _ struct{}) (any, error) {
+				return s.Watches(s.watchesVisible(env)), nil
+			}}.Route(),
 		route.Spec[api.ClientEventsParams]{Method: api.MethodClientEvents, Policy: clientOnlyPolicy,
 			Call: func(ctx context.Context, env route.Env, p api.ClientEventsParams) (any, error) {
 				return s.ClientEventsWait(ctx, env.Caller, p)

@@ -2,12 +2,14 @@ package threads
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/runtime/route"
 	"github.com/codexhost/codexhost/runtime/watch"
 )
 
@@ -103,8 +105,33 @@ func (s *Service) watchRecipient(ctx context.Context, caller api.Caller, notify,
 	return string(id), nil
 }
 
-// Watches lists watching, pending and the latest undeliverable watches.
-func (s *Service) Watches() api.WatchesResult { return publicWatches(s.opts.Watch().List()) }
+// Watches lists watching, pending and the latest undeliverable watches that visible
+// admits (nil: all).
+func (s *Service) Watches(visible func(model.Watch) bool) api.WatchesResult {
+	res := s.opts.Watch().List()
+	if visible != nil {
+		res.Watching = slices.DeleteFunc(res.Watching, func(w model.Watch) bool { return !visible(w) })
+		res.Pending = slices.DeleteFunc(res.Pending, func(w model.Watch) bool { return !visible(w) })
+		res.Undeliverable = slices.DeleteFunc(res.Undeliverable, func(w model.Watch) bool { return !visible(w) })
+	}
+	return publicWatches(res)
+}
+
+// watchesVisible is which watches a caller may list: those whose notification goes to its
+// own principal (itself, or a thread of its tree); nil for operators and in-process callers.
+func (s *Service) watchesVisible(env route.Env) func(model.Watch) bool {
+	threads := s.VisibleTo(env.Caller, env.Grant())
+	if threads == nil {
+		return nil
+	}
+	mine, _ := s.callerPrincipal(env.Caller)
+	return func(w model.Watch) bool {
+		if client, ok := strings.CutPrefix(w.Notify, model.ClientRecipientPrefix); ok {
+			return model.ClientRecipientPrefix+client == mine
+		}
+		return threads(model.ThreadID(w.Notify))
+	}
+}
 
 // MaxEventsWait bounds client.events' wait for an entry.
 const MaxEventsWait = time.Hour
