@@ -43,8 +43,8 @@ type Options struct {
 	// Follow lets OpenOrFollow start a follower when another runtime holds the home; it
 	// authenticates there as the home's operator, by its user and process.
 	Follow bool
-	Now           func() time.Time
-	Log           io.Writer
+	Now    func() time.Time
+	Log    io.Writer
 }
 
 // Host is a running runtime.
