@@ -226,20 +226,18 @@ func TestS000_09_AppServerEnvironmentHoldsOnlyTheConnectionParameters(t *testing
 	}
 	token := ours["CODEXHOST_RUNTIME_TOKEN"]
 	want := map[string]string{"CODEXHOST_CLI_PATH": self, "CODEXHOST_RUNTIME_ENDPOINT": h.unix, "CODEXHOST_RUNTIME_TOKEN": token}
-	if !reflect.DeepEqual(ours, want) || !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(token) || !filepath.IsAbs(ours["CODEXHOST_CLI_PATH"]) {
+	if !reflect.DeepEqual(ours, want) || !regexp.MustCompile(`^cxa1\.p:native\.[0-9a-f]{64}$`).MatchString(token) || !filepath.IsAbs(ours["CODEXHOST_CLI_PATH"]) {
 		t.Errorf("CODEXHOST_* variables of the App Server: %q\nwant exactly CLI_PATH=%s, RUNTIME_ENDPOINT=%s and a runtime token", ours, self, h.unix)
 	}
 	if v, ok := env["AWS_SECRET_ACCESS_KEY"]; ok {
 		t.Errorf("AWS_SECRET_ACCESS_KEY=%s reached the App Server", v)
 	}
-	// They are the live connection: the CLI with only them reaches the runtime.
-	var harnesses struct {
-		Harnesses []struct{ Name string } `json:"details"` // "harnesses" holds the bare ids
-	}
-	run(t, h.work, []string{"HOME=" + h.cliHome, "CODEXHOST_RUNTIME_ENDPOINT=" + h.unix, "CODEXHOST_RUNTIME_TOKEN=" + token},
-		"harness", "list").decode(t, &harnesses)
-	if len(harnesses.Harnesses) == 0 || harnesses.Harnesses[0].Name != "codex" {
-		t.Errorf("harness list with the App Server's parameters: %+v", harnesses)
+	// They are the live connection of processes below the runtime (the tool shell's own, in
+	// S000-06); outside it, where a leaked copy would be used, they are refused.
+	r := run(t, h.work, []string{"HOME=" + h.cliHome, "CODEXHOST_RUNTIME_ENDPOINT=" + h.unix, "CODEXHOST_RUNTIME_TOKEN=" + token},
+		"harness", "list")
+	if r.code == 0 || r.failure(t).Code != "PERMISSION_DENIED" {
+		t.Errorf("the App Server's token used from outside the runtime: %s", r)
 	}
 }
 

@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/codexhost/codexhost/internal/codexfixture"
 	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/mcp"
@@ -44,18 +44,14 @@ func TestS004_01_CodexCallsHandoffCreateThroughMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	h.restart(syscall.SIGTERM) // the App Server reads its MCP servers when it starts
 
 	dir := mkProject(t, root, "from-codex")
 	args, _ := json.Marshal(demoHandoffArgs(dir))
 	h.fake.Enqueue(fakemodel.MCPToolCall("codexhost", "handoff.create", string(args)))
-	start := h.asClient(token, "delegate", "start", "--harness", "codex", "--cwd", h.work, "--task", "create the handoff")
-	var started struct{ Thread struct{ ID string } }
-	start.decode(t, &started)
-	wait := h.asClient(token, "thread", "wait", started.Thread.ID, "--timeout-ms", "60000")
-	if !strings.Contains(wait.stdout, `"completed"`) {
-		t.Fatalf("turn: %s", wait.stdout)
-	}
+	// The user's own Codex, not one codexhost runs: everything below the runtime is an agent,
+	// and a client token shown from there is refused (skeleton_test.go).
+	_ = token
+	codexfixture.StoredThread(t, h.codexHome, "", "create the handoff")
 
 	reqs := h.fake.Requests()
 	if len(reqs) < 2 {

@@ -65,8 +65,10 @@ func (r toolRun) json(t *testing.T, prefix string, v any) {
 func TestS000_06_NativeToolCallCallerIsTheActiveNativeThread(t *testing.T) {
 	for _, sandbox := range []string{"workspace-write+network", "danger-full-access"} {
 		t.Run(sandbox, func(t *testing.T) {
-			h := startHost(t, hostConfig{sandbox: sandbox, harnesses: map[string][]string{"leaf": echoHarness},
-				env: []string{"CODEXHOST_SECRET=x"}})
+			// The sandboxed author may create external threads only because leaf is opted in
+			// (runtime: TestMarkerCreatedThreadsRunWithTheirAuthorsSandbox has the refusal).
+			h := startHost(t, hostConfig{sandbox: sandbox, env: []string{"CODEXHOST_SECRET=x"},
+				config: "[harnesses.leaf]\ncommand = [\"cat\"]\nallow_sandboxed_callers = true\n"})
 			tok := h.addClient("ci")
 			native, out := nativeToolCall(t, h, tok,
 				`env | grep ^CODEXHOST_ | sort; "$CODEXHOST_CLI_PATH" delegate start --harness leaf --task from-the-tool 2>&1`)

@@ -45,6 +45,13 @@ func (h *Host) AuthenticatePeer(token string, peer api.Peer) (api.Caller, error)
 		}
 		return api.Caller{Kind: api.CallerRuntime, Thread: string(id)}, nil
 	}
+	if h.agents.IsProcess(token) {
+		if !below && !inside {
+			return api.Caller{}, denied("an agent token works only in the processes codexhost started",
+				"the runtime refused an agent token presented from outside its processes")
+		}
+		return api.Caller{Kind: api.CallerRuntime, Unbound: true}, nil
+	}
 	if inside && token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(h.runtimeToken)) == 1 {
 		return api.Caller{Kind: api.CallerRuntime}, nil
 	}

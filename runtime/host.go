@@ -177,10 +177,11 @@ func (h *Host) startHarnesses(endpoint string) error {
 	conn := harness.Env{CLIPath: h.opts.CLIPath, Endpoint: endpoint, Tokens: h.agents}
 	h.harnesses = map[string]harness.Harness{}
 
-	// The App Server sees a whitelist of our environment and no codexhost credential: every
-	// CODEXHOST_* variable is stripped by BaseEnv, and each thread's tool shells get their own
-	// connection parameters through the thread's config (harness/native_shellenv.go).
-	appEnv := harness.BaseEnv(h.opts.Environ, cfg.AppServer.Passthrough)
+	// The App Server sees a whitelist of our environment plus the three connection parameters,
+	// with a token that proves no thread (harness.Tokens.ForProcess): every other CODEXHOST_*
+	// variable is stripped by BaseEnv, and each thread's tool shells get their own thread's
+	// connection instead, through the thread's config (harness/native_shellenv.go).
+	appEnv := append(harness.BaseEnv(h.opts.Environ, cfg.AppServer.Passthrough), conn.Vars(h.agents.ForProcess())...)
 	logDir := filepath.Join(h.opts.Home, "logs")
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
 		return err

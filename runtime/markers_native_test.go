@@ -1,18 +1,20 @@
 package runtime
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
 )
 
 // Scenario: S002-10 — the native path: a block in the model's reply of a completed native
 // turn creates a thread, and the report reaches the native author as its next turn.
 func TestS002_10_NativeReplyBlockRunsAndReportsAsNextTurn(t *testing.T) {
-	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
+	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}, harnesses: sandboxedCallersAllowed("shell")})
 	c := th.client("bot")
 	th.fake.Enqueue(fakemodel.Reply("I will delegate.\n```task-create\n{\"name\":\"native-child\",\"prompt\":\"from the native author\",\"harness\":\"shell\"}\n```\n"))
 	author := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan the work", Cwd: t.TempDir()}).Thread.ID
@@ -33,5 +35,47 @@ func TestS002_10_NativeReplyBlockRunsAndReportsAsNextTurn(t *testing.T) {
 	waitStopped(t, c, author)
 	if got := m.reports(author); len(got) != 1 {
 		t.Fatalf("%d reports", len(got))
+	}
+}
+
+// sandboxedCallersAllowed is testHarnesses with the named ones opened to sandboxed authors.
+func sandboxedCallersAllowed(names ...string) map[string]config.Harness {
+	out := maps.Clone(testHarnesses)
+	for _, n := range names {
+		hc := out[n]
+		hc.AllowSandboxedCallers = true
+		out[n] = hc
+	}
+	return out
+}
+
+// Capability never widens through delegation: a native author confined by Codex's sandbox
+// cannot create a thread on an external harness (which codexhost cannot confine) unless the
+// operator opted that harness in, and a native thread it creates runs with its own sandbox
+// and approval policy.
+func TestMarkerCreatedThreadsRunWithTheirAuthorsSandbox(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
+	c := th.client("bot")
+	m := &markerEnv{testHost: th, c: c}
+	th.fake.Enqueue(fakemodel.Reply(fence("task-create", `{"name":"outside","prompt":"escape","harness":"shell"}`) +
+		fence("task-create", `{"name":"inside","prompt":"stay"}`)))
+	author := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan", Cwd: t.TempDir()}).Thread.ID
+	report := m.report(author)
+	if !strings.Contains(report, `"outside": rejected (create_failed): PERMISSION_DENIED`) || !strings.Contains(report, "read-only sandbox") {
+		t.Errorf("the external creation was not refused for the sandbox:\n%s", report)
+	}
+	var created []string
+	for _, a := range m.markers(author).Audit {
+		if a.Created != "" {
+			created = append(created, string(a.Created))
+		}
+	}
+	if len(created) != 1 {
+		t.Fatalf("created %v, want only the native child", created)
+	}
+	authorPol, ok := th.native.PolicyOf(model.ThreadID(author))
+	childPol, childOK := th.native.PolicyOf(model.ThreadID(created[0]))
+	if !ok || !childOK || childPol != authorPol || authorPol.Sandbox != "read-only" {
+		t.Fatalf("author policy %+v (%v), child %+v (%v): want the child to run with the author's read-only sandbox", authorPol, ok, childPol, childOK)
 	}
 }

@@ -277,11 +277,25 @@ func TestS000_09_AppServerEnvironmentHasOnlyTheWhitelist(t *testing.T) {
 	if err != nil {
 		t.Skipf("cannot read the App Server's environment: %v", err)
 	}
-	// No codexhost variable at all: the App Server holds no credential of the runtime; each
-	// thread's tool shells get their own (e2e: S000-06).
-	if got := codexhostVars(string(environ)); len(got) != 0 {
-		t.Fatalf("CODEXHOST_* of the App Server: %v, want none", got)
+	// The three connection parameters, with a token that proves no thread; each thread's tool
+	// shells get their own thread's instead (e2e: S000-06).
+	got := codexhostVars(string(environ))
+	want := map[string]string{
+		"CODEXHOST_CLI_PATH":         th.opts.CLIPath,
+		"CODEXHOST_RUNTIME_ENDPOINT": th.Endpoints()[0],
+		"CODEXHOST_RUNTIME_TOKEN":    th.agents.ForProcess(),
 	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("CODEXHOST_* of the App Server:\n%v\nwant\n%v", got, want)
+	}
+	unbound := th.dial(got["CODEXHOST_RUNTIME_TOKEN"])
+	if cl := unbound.Caller(); cl.Kind != api.CallerRuntime || !cl.Unbound {
+		t.Fatalf("the App Server's token is %+v, want an agent bound to no thread", cl)
+	}
+	if list := call[api.ThreadListResult](t, unbound, api.MethodThreadList, api.ThreadListParams{AnyCwd: true}); len(list.Threads) != 0 {
+		t.Fatalf("the App Server's token lists %d threads", len(list.Threads))
+	}
+	callErr(t, unbound, api.MethodDelegateStart, api.DelegateStartParams{Harness: "shell", Task: "x", Cwd: t.TempDir()}, model.CodePermissionDenied)
 	// The rest of the whitelist still reaches it: Codex needs its home.
 	if !strings.Contains(string(environ), "CODEX_HOME="+th.codexHome+"\x00") {
 		t.Fatalf("CODEX_HOME missing from the App Server environment")

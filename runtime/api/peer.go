@@ -42,3 +42,16 @@ func (p Peer) Cred(candidates func() []int) (peercred.Cred, error) {
 type PeerAuthenticator interface {
 	AuthenticatePeer(token string, peer Peer) (Caller, error)
 }
+
+// String names the caller in logs: its kind, and its client or thread.
+func (c Caller) String() string {
+	switch {
+	case c.Client != "":
+		return c.Kind + ":" + c.Client
+	case c.Thread != "":
+		return c.Kind + ":thread:" + c.Thread
+	case c.Unbound:
+		return c.Kind + ":unbound"
+	}
+	return c.Kind
+}

@@ -45,6 +45,9 @@ type Caller struct {
 	// Thread is the thread an agent acts for (its token is bound to it); "" for clients and
 	// for the runtime's own in-process callers.
 	Thread string `json:"thread,omitempty"`
+	// Unbound marks an agent whose token proves no thread (the App Server's own, which it
+	// passes to the processes it starts outside a tool shell): it reaches no principal.
+	Unbound bool `json:"unbound,omitempty"`
 }
 
 // ForwardParams is one request a follower runtime (a second runtime on a held home) passes

@@ -53,6 +53,9 @@ type Harness struct {
 	Cwd     string            `toml:"cwd,omitempty"`
 	Env     map[string]string `toml:"env,omitempty"`
 	Timeout Duration          `toml:"timeout,omitempty"`
+	// AllowSandboxedCallers lets a thread confined by Codex's sandbox create threads on this
+	// harness, whose commands codexhost cannot confine: the operator's opt-in.
+	AllowSandboxedCallers bool `toml:"allow_sandboxed_callers,omitempty"`
 	// What `harness inspect` reports and `delegate start --thinking` is checked against
 	// (harness_models.go).
 	Models          []HarnessModel `toml:"models,omitempty"`

@@ -29,6 +29,7 @@ const (
 	tokenPrefix   = "cxa1."
 	tokenThread   = "t:" // bound at minting, to a known thread
 	tokenUnbound  = "n:" // bound later, through its nonce
+	tokenProcess  = "p:" // a process that runs threads but acts for none (the App Server)
 	maxNonceBinds = 1 << 16
 )
 
@@ -100,6 +101,21 @@ func (t *Tokens) Thread(token string) (model.ThreadID, bool) {
 		return id, bound
 	}
 	return "", false
+}
+
+// ForProcess is the token of a process that runs threads but acts for none of them: the App
+// Server has the connection parameters (and passes them to what it starts outside a thread's
+// tool shell), but they prove no thread, so they reach no principal's threads.
+func (t *Tokens) ForProcess() string { return t.mint(tokenProcess + "native") }
+
+// IsProcess reports whether token is a valid ForProcess token of this runtime.
+func (t *Tokens) IsProcess(token string) bool {
+	rest, ok := strings.CutPrefix(token, tokenPrefix)
+	if !ok {
+		return false
+	}
+	i := strings.LastIndexByte(rest, '.')
+	return i >= 0 && strings.HasPrefix(rest[:i], tokenProcess) && hmac.Equal([]byte(rest[i+1:]), []byte(t.mac(rest[:i])))
 }
 
 // IsAgentToken reports whether token has the form of an agent token (of any runtime).

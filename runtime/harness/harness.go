@@ -24,6 +24,10 @@ type StartRequest struct {
 	// It stays with the thread: native threads hold it in Codex's config, external ones in
 	// their transcript, and every turn of an external thread gets it as CODEXHOST_EFFORT.
 	Effort string
+	// Sandbox and Approval, when set, are the native thread's Codex sandbox mode and approval
+	// policy instead of the harness's defaults: what a thread creates runs with its author's
+	// (threads/capability.go). External harnesses cannot confine their commands and ignore them.
+	Sandbox, Approval string
 }
 
 // Efforts are the reasoning efforts a thread may be started with.

@@ -47,6 +47,9 @@ type Native struct {
 	conn    *nativeConn
 	threads map[model.ThreadID]*nativeThread // loaded in conn's process
 	sending map[model.ThreadID]bool          // a Send is between its checks and turn/start
+	// policies are the sandbox and approval of the threads this runtime started or resumed
+	// (native_policy.go), kept across unloads.
+	policies map[model.ThreadID]ThreadPolicy
 	stream  streamBuffer                     // assistant text not yet sent (native_stream.go)
 
 	// Events wait here for the single dispatcher, so they reach OnEvent in the order the
@@ -207,8 +210,8 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 	params := appserver.ThreadStartParams{
 		Cwd:            req.Cwd,
 		Model:          req.Model,
-		ApprovalPolicy: n.opts.Approval,
-		Sandbox:        n.opts.Sandbox,
+		ApprovalPolicy: firstSet(req.Approval, n.opts.Approval),
+		Sandbox:        firstSet(req.Sandbox, n.opts.Sandbox),
 		Config:         thinkingConfig(req.Thinking),
 	}
 	if e := CodexEffort(req.Effort); e != "" && req.Thinking == "" {
@@ -227,6 +230,7 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 	}
 	id := model.ThreadID(res.Thread.ID)
 	bind(id)
+	n.setPolicy(id, policyFrom(res.Sandbox, res.ApprovalPolicy))
 	n.mu.Lock()
 	if n.conn != nil && n.conn.c == c && n.threads[id] == nil {
 		n.threads[id] = &nativeThread{status: nativeStatus(res.Thread.Status.Type)}
@@ -256,6 +260,13 @@ func (n *Native) resumeConfig(id model.ThreadID) map[string]any {
 		return withToolShell(nil, nil, nil)
 	}
 	return withToolShell(nil, conn.Vars(conn.TokenFor(id)), nil)
+}
+
+func firstSet(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // CodexEffort maps a thread's effort to Codex's model_reasoning_effort, whose values are
@@ -353,9 +364,10 @@ func (n *Native) send(ctx context.Context, id model.ThreadID, text string, sandb
 
 // resume loads a stored thread into this App Server, which turn/start requires.
 func (n *Native) resume(ctx context.Context, c *appserver.Client, id model.ThreadID, th appserver.Thread) error {
-	_, err := c.ThreadResume(ctx, appserver.ThreadResumeParams{ThreadID: string(id), ExcludeTurns: true, Config: n.resumeConfig(id)})
+	res, err := c.ThreadResume(ctx, appserver.ThreadResumeParams{ThreadID: string(id), ExcludeTurns: true, Config: n.resumeConfig(id)})
 	switch {
 	case err == nil:
+		n.setPolicy(id, policyFrom(res.Sandbox, res.ApprovalPolicy))
 		return nil
 	case appserver.RPCHas(err, "active writer"):
 		return model.Errorf(model.CodeFailedPrecondition, "finish or close the thread in that Codex process, then send again",

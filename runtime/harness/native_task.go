@@ -48,6 +48,7 @@ func (n *Native) StartWithPolicy(ctx context.Context, req PolicyStart) (model.Th
 		return "", "", nativeMapErr(err, "")
 	}
 	id := model.ThreadID(res.Thread.ID)
+	n.setPolicy(id, policyFrom(res.Sandbox, res.ApprovalPolicy))
 	n.mu.Lock()
 	if n.conn != nil && n.conn.c == c && n.threads[id] == nil {
 		n.threads[id] = &nativeThread{status: nativeStatus(res.Thread.Status.Type)}

@@ -249,7 +249,11 @@ func (s *Service) startChildTurn(ctx context.Context, c Child) (startedChild, er
 	if !ok {
 		return startedChild{}, model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(s.deps.Harnesses.Names(), ", "), "harness %q is not registered", c.Harness)
 	}
-	child, err := hs.Start(ctx, harness.StartRequest{Cwd: c.Cwd, Model: c.Model, Thinking: c.Thinking, Effort: c.Effort})
+	req := harness.StartRequest{Cwd: c.Cwd, Model: c.Model, Thinking: c.Thinking, Effort: c.Effort}
+	if err := s.narrowToAuthor(c, hs, &req); err != nil {
+		return startedChild{}, err
+	}
+	child, err := hs.Start(ctx, req)
 	if err != nil {
 		return startedChild{}, &ChildError{Err: err}
 	}

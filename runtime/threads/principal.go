@@ -65,6 +65,8 @@ func (s *Service) callerPrincipal(caller api.Caller) (string, error) {
 	switch {
 	case caller.Kind == api.CallerClient:
 		return model.ClientRecipientPrefix + caller.Client, nil
+	case caller.Kind == api.CallerRuntime && caller.Unbound:
+		return unboundPrincipal, nil
 	case caller.Kind == api.CallerRuntime && caller.Thread != "":
 		p, ok, err := s.PrincipalOf(model.ThreadID(caller.Thread))
 		if err != nil {
@@ -79,6 +81,15 @@ func (s *Service) callerPrincipal(caller api.Caller) (string, error) {
 	return "", nil
 }
 
+// unboundPrincipal is the principal of an agent that proves no thread: it owns nothing.
+const unboundPrincipal = "unbound:"
+
+// scoped reports whether a caller is held to a principal (only the runtime's own
+// in-process callers are not).
+func scoped(caller api.Caller) bool {
+	return caller.Kind != api.CallerRuntime || caller.Thread != "" || caller.Unbound
+}
+
 // VisibleTo is which threads a caller may learn of without being given their ids (listing,
 // events): nil for every thread. A client without operator.read, and an agent, see their
 // own principal's; a runtime that does not hold the store (a follower) cannot tell, and
@@ -87,7 +98,7 @@ func (s *Service) VisibleTo(caller api.Caller, grant config.Grant) func(model.Th
 	if caller.Kind == api.CallerClient && grant.Has(config.ScopeRead) {
 		return nil
 	}
-	if caller.Kind != api.CallerClient && (caller.Kind != api.CallerRuntime || caller.Thread == "") {
+	if caller.Kind != api.CallerClient && (caller.Kind != api.CallerRuntime || !scoped(caller)) {
 		return nil
 	}
 	if s.deps.Store == nil {
@@ -139,10 +150,14 @@ func (s *Service) touchPolicy(env route.Env, thread string) (*route.Policy, erro
 	return nil, nil
 }
 
+// unboundPolicy refuses an agent that proves no thread what would make it some thread's.
+var unboundPolicy = &route.Policy{Clients: &route.ClientRule{},
+	AgentHint: "run it from a thread's own tool shell or harness turn, whose " + "CODEXHOST_RUNTIME_TOKEN names the thread"}
+
 // touchAll is the strictest touchPolicy of the named threads ("" skipped). The runtime's
 // own in-process callers, bound to no thread, are not held to it.
 func (s *Service) touchAll(env route.Env, threads ...string) (*route.Policy, error) {
-	if env.Caller.Kind == api.CallerRuntime && env.Caller.Thread == "" {
+	if !scoped(env.Caller) {
 		return nil, nil
 	}
 	for _, t := range threads {
@@ -194,6 +209,9 @@ func (s *Service) watchPolicy(_ context.Context, env route.Env, p api.ThreadWatc
 // delegatePolicy: the parent of a delegation is touched (it gets the child, and with
 // --watch a notification turn), so it follows the same rule.
 func (s *Service) delegatePolicy(_ context.Context, env route.Env, p api.DelegateStartParams) (*route.Policy, error) {
+	if env.Caller.Unbound {
+		return unboundPolicy, nil
+	}
 	h := agentHint(env.Caller, p.Caller)
 	return s.touchAll(env, h.ParentThread, h.EnvThread)
 }
