@@ -50,7 +50,7 @@ type Native struct {
 	// policies are the sandbox and approval of the threads this runtime started or resumed
 	// (native_policy.go), kept across unloads.
 	policies map[model.ThreadID]ThreadPolicy
-	stream  streamBuffer                     // assistant text not yet sent (native_stream.go)
+	stream   streamBuffer // assistant text not yet sent (native_stream.go)
 
 	// Events wait here for the single dispatcher, so they reach OnEvent in the order the
 	// state changed even when different goroutines changed it.
