@@ -64,7 +64,7 @@ func (h *Host) handoffRoutes() []route.Route {
 		handoffRoute(h, api.MethodHandoffCreate, route.Everyone, nil, byCaller((*handoff.Service).Create)),
 		handoffRoute(h, api.MethodHandoffList, route.Everyone, nil, ownedBy((*handoff.Service).List)),
 		handoffRoute(h, api.MethodHandoffShow, route.Everyone, nil, byCaller((*handoff.Service).Show)),
-		handoffRoute(h, api.MethodTaskStart, route.Everyone, confirmEscalation, byCaller((*handoff.Service).Start)),
+		handoffRoute(h, api.MethodTaskStart, route.Everyone, h.taskStartPolicy, byCaller((*handoff.Service).Start)),
 		handoffRoute(h, api.MethodTaskStatus, route.Everyone, nil, ownedBy((*handoff.Service).Status)),
 		handoffRoute(h, api.MethodTaskResult, route.Everyone, nil, byCaller((*handoff.Service).Result)),
 		handoffRoute(h, api.MethodTaskCancel, route.Everyone, h.taskCancelPolicy, byCaller((*handoff.Service).Cancel)),
@@ -111,12 +111,30 @@ func (h *Host) taskCancelPolicy(_ context.Context, env route.Env, p api.TaskCanc
 var confirmPolicy = &route.Policy{Clients: &route.ClientRule{}, OperatorOnly: true,
 	Hint: "a high-risk task is confirmed by the operator: `codexhost task confirm ID` or `codexhost task start --confirm-high-risk`"}
 
-func confirmEscalation(_ context.Context, _ route.Env, p api.TaskStartParams) (*route.Policy, error) {
+// taskStartPolicy: confirming high risk is the operator's; starting a handoff another client
+// created is naming another principal's work, so it needs operator.write (agents start only
+// what agents made).
+func (h *Host) taskStartPolicy(_ context.Context, env route.Env, p api.TaskStartParams) (*route.Policy, error) {
 	if p.ConfirmHighRisk {
 		return confirmPolicy, nil
 	}
-	return nil, nil
+	if p.HandoffID == "" || (env.Caller.Kind == api.CallerRuntime && env.Caller.Thread == "" && !env.Caller.Unbound) {
+		return nil, nil
+	}
+	svc, err := h.handoffService()
+	if err != nil {
+		return nil, err
+	}
+	owner, err := svc.HandoffOwner(p.HandoffID)
+	if err != nil || owner == handoff.CallerName(env.Caller) {
+		return nil, nil // the handler names an unknown handoff
+	}
+	return otherHandoffPolicy, nil
 }
+
+// otherHandoffPolicy: a handoff someone else created.
+var otherHandoffPolicy = &route.Policy{Clients: &route.ClientRule{Scope: config.ScopeWrite},
+	AgentHint: "an agent starts only the handoffs made from inside codexhost", Hint: "start your own handoff (`codexhost handoff create`); another client's needs operator.write"}
 
 // handoffRoute serves one method of the handoff service, opened on first use.
 func handoffRoute[P, R any](h *Host, method string, pol *route.Policy, escalate func(context.Context, route.Env, P) (*route.Policy, error),

@@ -87,6 +87,18 @@ func (s *Service) TaskOwner(id string) (string, error) {
 	return rec.StartedBy, err
 }
 
+// HandoffOwner is who created a handoff (runtime, or client:NAME).
+func (s *Service) HandoffOwner(id string) (string, error) {
+	if !ValidHandoffID(id) {
+		return "", unknownHandoff(id)
+	}
+	rec, err := s.opts.Store.Handoff(id)
+	if err != nil {
+		return "", err
+	}
+	return rec.CreatedBy, nil
+}
+
 // Result returns a task's evidence: compact unless log, diff or handoff are asked for.
 func (s *Service) Result(ctx context.Context, caller api.Caller, p api.TaskResultParams) (api.TaskResult, error) {
 	limit := p.MaxTextBytes
