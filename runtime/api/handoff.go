@@ -45,6 +45,7 @@ type HandoffSummary struct {
 	HandoffID        string            `json:"handoffId"`
 	Title            string            `json:"title"`
 	RiskLevel        string            `json:"riskLevel"`
+	RiskFloor        string            `json:"riskFloor,omitempty"` // the least risk of what it asks
 	Operations       []string          `json:"allowedOperations"`
 	Root             string            `json:"root"`
 	Dir              string            `json:"dir"`
@@ -108,6 +109,8 @@ type TaskInfo struct {
 	HandoffID   string          `json:"handoffId"`
 	Handoff     *HandoffSummary `json:"linkedHandoff,omitempty"`
 	RiskLevel   string          `json:"riskLevel"`
+	RiskFloor   string          `json:"riskFloor,omitempty"`   // the least risk of what the handoff asks
+	HeldBecause string          `json:"heldBecause,omitempty"` // why the start waited for the operator
 	Operations  []string        `json:"allowedOperations"`
 	Root        string          `json:"root"`
 	Sandbox     string          `json:"sandbox"`

@@ -201,7 +201,7 @@ func (s *Service) summary(rec model.HandoffRecord, h model.Handoff, dir string, 
 	for _, a := range s.withActivations(routing) {
 		acts = append(acts, api.SkillActivation{Skill: a.Skill, Activated: a.Activated, ActivationID: a.ActivationID})
 	}
-	return api.HandoffSummary{HandoffID: rec.ID, Title: h.Title, RiskLevel: rec.Risk, Operations: rec.Operations, Root: rec.Root, Dir: dir,
+	return api.HandoffSummary{HandoffID: rec.ID, Title: h.Title, RiskLevel: rec.Risk, RiskFloor: AssessRisk(h).Floor, Operations: rec.Operations, Root: rec.Root, Dir: dir,
 		Goal: h.Goal(), HandoffFile: s.files.HandoffPath(rec.ID), SkillActivations: acts, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt}
 }
 

@@ -57,15 +57,19 @@ func checkTimeout(ms int64) (time.Duration, error) {
 }
 
 // Start starts a task from a handoff (or from the legacy direct fields, which make a handoff
-// first). A high-risk handoff without the operator's confirmation waits as
-// awaitingConfirmation and the call fails with FAILED_PRECONDITION naming the task.
+// first). A task whose risk (the declared level raised to the floor of what it asks) is above
+// what the caller may start at once waits as awaitingConfirmation, and the call fails with
+// FAILED_PRECONDITION naming the task and why it waits.
 func (s *Service) Start(ctx context.Context, caller api.Caller, p api.TaskStartParams) (api.TaskStartResult, error) {
 	pl, err := s.plan(ctx, caller, p)
 	if err != nil {
 		return api.TaskStartResult{}, err
 	}
-	high := pl.handoff.RiskLevel == model.RiskHigh
-	confirmed := high && p.ConfirmHighRisk
+	cfg := s.opts.Config()
+	risk := AssessRisk(pl.handoff)
+	held := holdReason(risk, autoStartLimit(cfg.Handoff, cfg, caller))
+	// confirmHighRisk is the operator's (the route checks it) and confirms any hold.
+	confirmed := held != "" && p.ConfirmHighRisk
 	// The thread never gets the network from thread/start: a confirmed turn gets it from its
 	// own turn/start policy, so a thread held for confirmation has none.
 	threadSandbox := DeriveSandbox(pl.handoff, pl.place.Dir, false)
@@ -77,21 +81,38 @@ func (s *Service) Start(ctx context.Context, caller api.Caller, p api.TaskStartP
 		return api.TaskStartResult{}, err
 	}
 	now := s.opts.Now()
-	rec := model.TaskRecord{V: 1, ID: id, HandoffID: pl.handoffID, Status: model.TaskAwaitingConfirmation, Risk: pl.handoff.RiskLevel,
-		Operations: slices.Clone(pl.handoff.AllowedOperations), Root: pl.place.Root, Sandbox: threadSandbox.Mode, Goal: pl.handoff.Goal(),
+	rec := model.TaskRecord{V: 1, ID: id, HandoffID: pl.handoffID, Status: model.TaskAwaitingConfirmation, Risk: pl.handoff.RiskLevel, RiskFloor: risk.Floor,
+		Held: held, Operations: slices.Clone(pl.handoff.AllowedOperations), Root: pl.place.Root, Sandbox: threadSandbox.Mode, Goal: pl.handoff.Goal(),
 		Provider: pl.provider.Name, TimeoutMs: pl.timeout.Milliseconds(), StartedBy: CallerName(caller), CreatedAt: now, UpdatedAt: now}
+	if held != "" && !confirmed {
+		rec.Reason = held
+	}
 	if err := s.opts.Store.PutTask(rec); err != nil {
 		return api.TaskStartResult{}, err
 	}
 	s.trace(TraceEntry{Event: "created", Task: id, Handoff: pl.handoffID, By: rec.StartedBy,
-		Details: map[string]any{"risk": rec.Risk, "operations": rec.Operations, "root": rec.Root, "sandbox": threadSandbox.Mode, "appliedSandbox": applied, "provider": pl.provider.Trace()}})
-	if high && !confirmed {
-		s.trace(TraceEntry{Event: "awaitingConfirmation", Task: id, Handoff: pl.handoffID, Decision: "high risk needs the operator's confirmation"})
-		return api.TaskStartResult{}, model.Errorf(model.CodeFailedPrecondition, "the operator confirms it with `codexhost task confirm "+string(id)+"` (or starts it with --confirm-high-risk)",
-			"handoff %s is high risk: task %s waits as awaitingConfirmation for the operator", pl.handoffID, id).WithDetail("taskId", string(id)).WithDetail("status", model.TaskAwaitingConfirmation)
+		Details: map[string]any{"risk": rec.Risk, "riskFloor": risk.Floor, "asks": risk.Asks, "operations": rec.Operations, "root": rec.Root,
+			"sandbox": threadSandbox.Mode, "appliedSandbox": applied, "provider": pl.provider.Trace()}})
+	if held != "" && !confirmed {
+		return api.TaskStartResult{}, s.heldError(pl.handoffID, id, risk, held)
 	}
 	info, err := s.begin(ctx, pl, rec, CallerName(caller), confirmed)
 	return api.TaskStartResult{Task: info}, err
+}
+
+// heldError is the refusal of a start held for the operator, naming the task and why.
+func (s *Service) heldError(hid string, id model.ThreadID, risk Risk, held string) error {
+	s.trace(TraceEntry{Event: "awaitingConfirmation", Task: id, Handoff: hid, Decision: held})
+	hint := "the operator confirms it with `codexhost task confirm " + string(id) + "` (or starts it with --confirm-high-risk)"
+	var me *model.Error
+	if risk.Declared == model.RiskHigh {
+		me = model.Errorf(model.CodeFailedPrecondition, hint, "handoff %s is high risk: task %s waits as awaitingConfirmation for the operator", hid, id)
+	} else {
+		me = model.Errorf(model.CodeFailedPrecondition, hint+"; [handoff] auto_start_max_risk in config.toml sets what starts at once",
+			"task %s of handoff %s waits as awaitingConfirmation for the operator: %s", id, hid, held)
+	}
+	return me.WithDetail("taskId", string(id)).WithDetail("status", model.TaskAwaitingConfirmation).
+		WithDetail("declaredRisk", risk.Declared).WithDetail("riskFloor", risk.Floor).WithDetail("heldBecause", held)
 }
 
 // plan resolves the handoff, the policy, the provider and the timeout of a start.
@@ -227,8 +248,8 @@ func (s *Service) forget(id model.ThreadID) {
 	s.mu.Unlock()
 }
 
-// Confirm is the operator's confirmation of an awaiting high-risk task (ConfirmPolicy): it
-// starts the turn, with the network the confirmation grants.
+// Confirm is the operator's confirmation of an awaiting task (ConfirmPolicy): it starts the
+// turn, with the network the confirmation grants a high-risk one.
 func (s *Service) Confirm(ctx context.Context, caller api.Caller, p api.TaskConfirmParams) (api.TaskStartResult, error) {
 	rec, err := s.task(p.TaskID)
 	if err != nil {
@@ -247,7 +268,7 @@ func (s *Service) Confirm(ctx context.Context, caller api.Caller, p api.TaskConf
 		return api.TaskStartResult{}, err
 	}
 	provider, _ := pickProvider(pol, rec.Provider)
-	s.trace(TraceEntry{Event: "confirmed", Task: rec.ID, Handoff: rec.HandoffID, By: CallerName(caller), Decision: "the operator confirmed the high-risk task; network granted"})
+	s.trace(TraceEntry{Event: "confirmed", Task: rec.ID, Handoff: rec.HandoffID, By: CallerName(caller), Decision: "the operator confirmed the task", Details: map[string]any{"heldBecause": rec.Held, "network": h.RiskLevel == model.RiskHigh}})
 	pl := plan{handoffID: rec.HandoffID, handoff: h, place: place, provider: provider, timeout: time.Duration(rec.TimeoutMs) * time.Millisecond}
 	info, err := s.begin(ctx, pl, rec, CallerName(caller), true)
 	if model.IsCode(err, model.CodeThreadNotFound) {

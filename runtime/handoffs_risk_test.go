@@ -1,0 +1,64 @@
+package runtime
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
+)
+
+// The risk level is not self-declared: under the default policy a plain client's handoff that
+// says low but asks write and run_tests waits for the operator, and says why; a read-only low
+// handoff still starts at once; the operator's confirmation starts the held one (no network:
+// it did not declare high).
+func TestHandoffRiskFloorHoldsAMisdeclaredStart(t *testing.T) {
+	th, root := handoffHost(t, hostOptions{codex: true, grants: map[string]config.Grant{"writer": {Scopes: []string{config.ScopeWrite}}}},
+		func(c *config.Config) { c.Handoff.AutoStartMaxRisk = "" })
+	bot := th.client("bot")
+	h := demoHandoff(projectDir(t, root, "floor"), "read", "write", "run_tests")
+	h["testCommands"] = []string{"true"}
+	created := createHandoff(t, bot, h)
+	if created.Handoff.RiskFloor != model.RiskMedium {
+		t.Fatalf("handoff summary floor %q", created.Handoff.RiskFloor)
+	}
+	me := callErr(t, bot, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID}, model.CodeFailedPrecondition)
+	taskID, _ := me.Details["taskId"].(string)
+	if taskID == "" || me.Details["riskFloor"] != model.RiskMedium || me.Details["declaredRisk"] != model.RiskLow ||
+		!strings.Contains(me.Message, "raised to medium") || !strings.Contains(me.Message, "auto_start_max_risk low") {
+		t.Fatalf("error %+v", me)
+	}
+	info := waitTask(t, bot, taskID, model.TaskAwaitingConfirmation)
+	if !info.StartedAt.IsZero() || info.RiskFloor != model.RiskMedium || !strings.Contains(info.HeldBecause, "write") || !strings.Contains(info.HeldBecause, "run_tests") {
+		t.Fatalf("held task %+v", info)
+	}
+	if len(th.fake.Requests()) != 0 {
+		t.Fatal("the model was called before confirmation")
+	}
+
+	// Read-only and low, without test commands: it starts at once.
+	th.fake.Enqueue(fakemodel.Reply("looked"))
+	ro := createHandoff(t, bot, demoHandoff(projectDir(t, root, "ro"), "read"))
+	started := call[api.TaskStartResult](t, bot, api.MethodTaskStart, api.TaskStartParams{HandoffID: ro.HandoffID})
+	if started.Task.Status != model.TaskRunning || started.Task.HeldBecause != "" {
+		t.Fatalf("read-only start %+v", started.Task)
+	}
+	waitTask(t, bot, started.Task.TaskID, model.TaskCompleted)
+
+	// A client holding operator.write starts a medium task at once.
+	th.fake.Enqueue(fakemodel.Reply("wrote"))
+	writer := th.client("writer")
+	mine := createHandoff(t, writer, demoHandoff(projectDir(t, root, "writer")))
+	if w := call[api.TaskStartResult](t, writer, api.MethodTaskStart, api.TaskStartParams{HandoffID: mine.HandoffID}); w.Task.Status != model.TaskRunning {
+		t.Fatalf("operator.write start %+v", w.Task)
+	}
+
+	th.fake.Enqueue(fakemodel.Reply("done"))
+	confirmed := call[api.TaskStartResult](t, th.client(config.OperatorClient), api.MethodTaskConfirm, api.TaskConfirmParams{TaskID: taskID})
+	if confirmed.Task.Network || confirmed.Task.ConfirmedBy != "client:local" || confirmed.Task.HeldBecause == "" {
+		t.Fatalf("confirmed %+v", confirmed.Task)
+	}
+	waitTask(t, bot, taskID, model.TaskCompleted)
+}
