@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -138,21 +140,36 @@ func byCaller[P, R any](fn func(*handoff.Service, context.Context, api.Caller, P
 	}
 }
 
-// handoffTestEnv is how codexhost runs test commands: under `codex sandbox`, with a minimal
-// environment (PATH, HOME, LANG and the Codex home the sandbox tool needs).
+// handoffTestEnv is how codexhost runs test commands: inside bubblewrap (the copy the Codex
+// install ships, else bwrap on PATH) with a minimal environment (PATH, HOME, LANG), the
+// codexhost home and every Codex home hidden.
 func (h *Host) handoffTestEnv() (handoff.TestEnv, error) {
 	lookup := envLookup(h.opts.Environ)
-	bin, err := appserver.Locate(h.codexSearch(h.config().CodexBin, lookup))
+	cfg := h.config()
+	bin, _ := appserver.Locate(h.codexSearch(cfg.CodexBin, lookup))
+	bwrap, err := handoff.LocateBwrap(bin, func(name string) (string, error) { return lookPathIn(lookup("PATH"), name) })
 	if err != nil {
 		return handoff.TestEnv{}, err
 	}
 	env := []string{}
-	for _, k := range []string{"PATH", "HOME", "LANG", "CODEX_HOME"} {
+	for _, k := range []string{"PATH", "HOME", "LANG"} {
 		if v := lookup(k); v != "" {
 			env = append(env, k+"="+v)
 		}
 	}
-	return handoff.TestEnv{CodexBin: bin, Env: env}, nil
+	hide := append([]string{h.opts.Home, defaultCodexHome(lookup)}, cfg.Catalog.CodexHomes...)
+	return handoff.TestEnv{Bwrap: bwrap, Env: env, Hide: hide}, nil
+}
+
+// lookPathIn finds an executable in a PATH value (the runtime's environment, not the process's).
+func lookPathIn(path, name string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 && filepath.IsAbs(p) {
+			return p, nil
+		}
+	}
+	return "", os.ErrNotExist
 }
 
 // nativeTaskRunner runs tasks on the native Codex harness.

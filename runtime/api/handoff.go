@@ -166,6 +166,8 @@ type TaskChangedFile struct {
 	Deleted *int   `json:"linesDeleted,omitempty"`
 	// DeniedBy names the deny glob the path matches: a policy violation.
 	DeniedBy string `json:"deniedBy,omitempty"`
+	// ByTests says a test command codexhost ran changed it last (the turn did not).
+	ByTests bool `json:"byTests,omitempty"`
 }
 
 // TaskTest is one test command codexhost ran after the turn.

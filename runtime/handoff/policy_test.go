@@ -104,6 +104,8 @@ func TestDenyGlobs(t *testing.T) {
 		".env": "**/.env", "a/b/.env": "**/.env", "k.pem": "**/*.pem", "x/y/k.pem": "**/*.pem",
 		".ssh/id": "**/.ssh/**", "home/.ssh/a/b": "**/.ssh/**", "secrets/a.txt": "secrets/*.txt", "deep/id_rsa": "id_rsa",
 		"env": "", "a/.env.example": "", "secrets/x/a.txt": "", "docs/HANDOFF_DEMO.md": "", "pem": "",
+		// Case never hides a match: .ENV is .env on a case-insensitive filesystem.
+		".ENV": "**/.env", "a/.Env": "**/.env", "K.PEM": "**/*.pem", ".SSH/id": "**/.ssh/**", "Secrets/A.TXT": "secrets/*.txt", "deep/ID_RSA": "id_rsa",
 	} {
 		if got := g.Match(path); got != want {
 			t.Errorf("Match(%q) = %q, want %q", path, got, want)

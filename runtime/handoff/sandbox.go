@@ -44,21 +44,6 @@ func (s Sandbox) threadConfig() map[string]any {
 	}}
 }
 
-// commandArgs are the `codex sandbox` options that run a test command under the same sandbox.
-func (s Sandbox) commandArgs() []string {
-	args := []string{"-c", `sandbox_mode="` + s.Mode + `"`}
-	if s.Mode == SandboxWorkspaceWrite {
-		net := "false"
-		if s.Network {
-			net = "true"
-		}
-		args = append(args, "-c", "sandbox_workspace_write.network_access="+net,
-			"-c", "sandbox_workspace_write.exclude_slash_tmp=true",
-			"-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true")
-	}
-	return args
-}
-
 // Provider is a provider profile applied to a task's thread.
 type Provider struct {
 	Name    string

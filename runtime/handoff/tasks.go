@@ -20,6 +20,7 @@ type run struct {
 	id      model.ThreadID
 	handoff model.Handoff
 	place   Place
+	dir     *heldDir // the project directory, opened at the start: test commands run in it
 	sandbox Sandbox
 	before  snapshot
 	ended   chan struct{} // closed when the turn ended
@@ -204,22 +205,26 @@ func (s *Service) refuseActive(hid string) error {
 // begin starts the turn of a task: snapshot, prompt, sandbox, timeout.
 func (s *Service) begin(ctx context.Context, pl plan, rec model.TaskRecord, by string, confirmed bool) (api.TaskInfo, error) {
 	sb := DeriveSandbox(pl.handoff, pl.place.Dir, confirmed)
-	r := &run{id: rec.ID, handoff: pl.handoff, place: pl.place, sandbox: sb, before: takeSnapshot(pl.place.Dir), ended: make(chan struct{}), done: make(chan struct{}), quit: make(chan struct{})}
+	now := s.opts.Now()
+	held, err := holdDir(pl.place)
+	if err != nil {
+		s.failStart(rec.ID, err, now)
+		return api.TaskInfo{}, err
+	}
+	r := &run{id: rec.ID, handoff: pl.handoff, place: pl.place, dir: held, sandbox: sb, before: takeSnapshot(pl.place.Dir), ended: make(chan struct{}), done: make(chan struct{}), quit: make(chan struct{})}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		held.close()
 		return api.TaskInfo{}, model.Errorf(model.CodeFailedPrecondition, "retry once the runtime runs again", "the runtime is shutting down")
 	}
 	s.runs[rec.ID] = r
 	s.mu.Unlock()
-	now := s.opts.Now()
 	turnID, err := s.opts.Runner.StartTurn(ctx, rec.ID, Prompt(pl.handoff, pl.place, sb), sb.TurnPolicy())
 	if err != nil {
 		s.forget(rec.ID)
-		_, _ = s.opts.Store.UpdateTask(rec.ID, func(t *model.TaskRecord) error {
-			t.Status, t.Reason, t.EndedAt, t.UpdatedAt = model.TaskFailed, "the turn did not start: "+model.AsError(err).Message, now, now
-			return nil
-		})
+		held.close()
+		s.failStart(rec.ID, err, now)
 		return api.TaskInfo{}, err
 	}
 	updated, err := s.opts.Store.UpdateTask(rec.ID, func(t *model.TaskRecord) error {
@@ -240,6 +245,14 @@ func (s *Service) begin(ctx context.Context, pl plan, rec model.TaskRecord, by s
 	s.workers.Add(1)
 	go s.watchTimeout(r, pl.timeout)
 	return s.info(updated), nil
+}
+
+// failStart records a task whose turn did not start; the handoff is free for a new start.
+func (s *Service) failStart(id model.ThreadID, err error, now time.Time) {
+	_, _ = s.opts.Store.UpdateTask(id, func(t *model.TaskRecord) error {
+		t.Status, t.Reason, t.EndedAt, t.UpdatedAt = model.TaskFailed, "the turn did not start: "+model.AsError(err).Message, now, now
+		return nil
+	})
 }
 
 func (s *Service) forget(id model.ThreadID) {
