@@ -1,6 +1,9 @@
 package runtime
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,4 +64,44 @@ func TestHandoffRiskFloorHoldsAMisdeclaredStart(t *testing.T) {
 		t.Fatalf("confirmed %+v", confirmed.Task)
 	}
 	waitTask(t, bot, taskID, model.TaskCompleted)
+}
+
+// A plain bot's test commands try to read the operator's token and Codex's auth.json (real
+// files, real secrets) and to write outside the root: every read and write fails, and the
+// task result, log included, holds neither secret. A deny-glob file a test command writes,
+// in upper case, is a violation all the same.
+func TestHandoffTestCommandsCannotReadSecrets(t *testing.T) {
+	th, root := handoffHost(t, hostOptions{codex: true}, nil)
+	const token, auth = "chtok_operator_secret_5b1d", "sk-codex-auth-secret-9c2e"
+	outside := t.TempDir()
+	for p, v := range map[string]string{filepath.Join(th.home, "operator.token"): token, filepath.Join(th.codexHome, "auth.json"): `{"OPENAI_API_KEY":"` + auth + `"}`} {
+		if err := os.WriteFile(p, []byte(v), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := projectDir(t, root, "secrets")
+	th.fake.Enqueue(fakemodel.Reply("nothing to do"))
+	bot := th.client("bot")
+	h := demoHandoff(dir, "read", "write", "run_tests")
+	h["riskLevel"] = "medium"
+	h["testCommands"] = []string{"cat " + filepath.Join(th.home, "operator.token"), "cat " + filepath.Join(th.codexHome, "auth.json"),
+		"echo pwned > " + filepath.Join(outside, "pwned"), "echo X=1 > .ENV"}
+	created := createHandoff(t, bot, h)
+	started := call[api.TaskStartResult](t, bot, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID})
+	waitTask(t, bot, started.Task.TaskID, model.TaskCompleted, model.TaskFailed)
+	res := call[api.TaskResult](t, bot, api.MethodTaskResult, api.TaskResultParams{TaskID: started.Task.TaskID, IncludeLog: true, IncludeDiff: true, MaxTextBytes: 20000})
+	if len(res.Tests) != 4 || res.Tests[0].ExitCode == 0 || res.Tests[1].ExitCode == 0 || res.Tests[2].ExitCode == 0 || res.Tests[3].ExitCode != 0 {
+		t.Fatalf("tests %+v", res.Tests)
+	}
+	b, _ := json.Marshal(res)
+	if strings.Contains(string(b), token) || strings.Contains(string(b), auth) {
+		t.Fatalf("a secret is in the task result: %s", b)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "pwned")); !os.IsNotExist(err) {
+		t.Fatalf("a test command wrote outside the root: %v", err)
+	}
+	if len(res.Violations) != 1 || !strings.Contains(res.Violations[0], ".ENV") || !strings.Contains(res.Violations[0], "by a test command") ||
+		len(res.ChangedFiles) != 1 || !res.ChangedFiles[0].ByTests {
+		t.Fatalf("violations %v, changed %+v", res.Violations, res.ChangedFiles)
+	}
 }

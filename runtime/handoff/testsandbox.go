@@ -83,13 +83,23 @@ func (d *heldDir) close() {
 	}
 }
 
-// check says the held directory still lies in its root: it may have been moved since.
+// check says the held directory still lies in its root and its path still names it (device
+// and inode, the path not followed): the sandbox shows it at that path, and a path swapped
+// for a symlink or another directory would put it somewhere else.
 func (d *heldDir) check() error {
 	// The kernel's name of the held directory, symlinks already resolved.
 	now, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(d.f.Fd())))
 	if err != nil || !Inside(d.root, now) {
 		return model.Errorf(model.CodeFailedPrecondition, "keep the project directory inside its allowed root while the task runs",
 			"the project directory %s was moved outside its root %s", d.path, d.root)
+	}
+	var held, at syscall.Stat_t
+	if err := syscall.Fstat(int(d.f.Fd()), &held); err != nil {
+		return err
+	}
+	if err := syscall.Lstat(d.path, &at); err != nil || at.Mode&syscall.S_IFMT != syscall.S_IFDIR || at.Dev != held.Dev || at.Ino != held.Ino {
+		return model.Errorf(model.CodeFailedPrecondition, "leave the project directory in place while its task runs",
+			"the project directory %s was replaced (by a symlink or another directory) while the task ran", d.path)
 	}
 	return nil
 }
