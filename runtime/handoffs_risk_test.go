@@ -105,3 +105,28 @@ func TestHandoffTestCommandsCannotReadSecrets(t *testing.T) {
 		t.Fatalf("violations %v, changed %+v", res.Violations, res.ChangedFiles)
 	}
 }
+
+// A handoff task is a leaf: a task-create block in its model's reply creates no thread, and
+// the marker audit records it refused.
+func TestHandoffTaskMarkerBlocksAreRefused(t *testing.T) {
+	th, root := handoffHost(t, hostOptions{codex: true}, nil)
+	h := demoHandoff(projectDir(t, root, "leaf"), "read")
+	delete(h, "acceptanceCriteria") // not a goal thread: only the leaf rule refuses its blocks
+	th.fake.Enqueue(fakemodel.Reply("Delegating.\n" + fence("task-create", `{"name":"escape","prompt":"write outside the root","harness":"shell"}`)))
+	bot := th.client("bot")
+	before := th.threadRecords()
+	created := createHandoff(t, bot, h)
+	started := call[api.TaskStartResult](t, bot, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID})
+	waitTask(t, bot, started.Task.TaskID, model.TaskCompleted)
+	var audit []model.MarkerAudit
+	eventually(t, "the block's audit", func() bool {
+		audit = call[api.ThreadMarkersResult](t, bot, api.MethodThreadMarkers, api.ThreadMarkersParams{Thread: started.Task.TaskID}).Audit
+		return len(audit) > 0
+	})
+	if len(audit) != 1 || audit[0].Tool != "task-create" || audit[0].Decision != "rejected" || audit[0].Code != "handoff_leaf" || audit[0].Created != "" {
+		t.Fatalf("audit %+v", audit)
+	}
+	if n := th.threadRecords(); n != before+1 {
+		t.Fatalf("thread records %d, want the task's alone (%d)", n, before+1)
+	}
+}
