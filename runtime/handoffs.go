@@ -32,7 +32,7 @@ func (h *Host) handoffService() (*handoff.Service, error) {
 	st.once.Do(func() {
 		st.svc, st.err = handoff.New(handoff.Options{
 			Home: h.opts.Home, Store: h.store, Runner: nativeTaskRunner{h: h, n: h.native}, Config: h.config,
-			Tests: h.handoffTestEnv, Now: h.opts.Now, After: st.after, Log: h.opts.Log,
+			Tests: h.handoffTestEnv, Hidden: h.secretDirs, Now: h.opts.Now, After: st.after, Log: h.opts.Log,
 		})
 		if st.err != nil {
 			return
@@ -157,8 +157,14 @@ func (h *Host) handoffTestEnv() (handoff.TestEnv, error) {
 			env = append(env, k+"="+v)
 		}
 	}
-	hide := append([]string{h.opts.Home, defaultCodexHome(lookup)}, cfg.Catalog.CodexHomes...)
-	return handoff.TestEnv{Bwrap: bwrap, Env: env, Hide: hide}, nil
+	return handoff.TestEnv{Bwrap: bwrap, Env: env, Hide: h.secretDirs()}, nil
+}
+
+// secretDirs are the directories no task reads: the codexhost home (tokens, config.toml,
+// catalog.key, the store, histories, every client's handoff files) and every Codex home
+// (auth.json).
+func (h *Host) secretDirs() []string {
+	return append([]string{h.opts.Home, defaultCodexHome(envLookup(h.opts.Environ))}, h.config().Catalog.CodexHomes...)
 }
 
 // lookPathIn finds an executable in a PATH value (the runtime's environment, not the process's).

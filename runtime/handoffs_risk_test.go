@@ -130,3 +130,28 @@ func TestHandoffTaskMarkerBlocksAreRefused(t *testing.T) {
 		t.Fatalf("thread records %d, want the task's alone (%d)", n, before+1)
 	}
 }
+
+// A read-only task's model reads neither the operator's token nor Codex's auth.json: the
+// thread's permission profile denies both homes, and neither secret reaches the result.
+func TestHandoffTaskModelCannotReadSecrets(t *testing.T) {
+	th, root := handoffHost(t, hostOptions{codex: true}, nil)
+	const token, auth = "chtok_operator_secret_77ad", "sk-codex-auth-secret-31fe"
+	for p, v := range map[string]string{filepath.Join(th.home, "operator.token"): token, filepath.Join(th.codexHome, "auth.json"): `{"OPENAI_API_KEY":"` + auth + `"}`} {
+		if err := os.WriteFile(p, []byte(v), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	th.fake.Enqueue(fakemodel.Shell("cat " + filepath.Join(th.home, "operator.token") + " " + filepath.Join(th.codexHome, "auth.json") + "; ls " + root))
+	bot := th.client("bot")
+	created := createHandoff(t, bot, demoHandoff(projectDir(t, root, "ro-secrets"), "read"))
+	started := call[api.TaskStartResult](t, bot, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID})
+	waitTask(t, bot, started.Task.TaskID, model.TaskCompleted, model.TaskFailed)
+	out, ok := th.fake.Requests()[1].ToolOutput()
+	if !ok || strings.Contains(out, token) || strings.Contains(out, auth) || !strings.Contains(out, "Permission denied") || !strings.Contains(out, "ro-secrets") {
+		t.Fatalf("the model's shell read: %q", out)
+	}
+	res := call[api.TaskResult](t, bot, api.MethodTaskResult, api.TaskResultParams{TaskID: started.Task.TaskID, IncludeLog: true, MaxTextBytes: 20000})
+	if b, _ := json.Marshal(res); strings.Contains(string(b), token) || strings.Contains(string(b), auth) {
+		t.Fatalf("a secret is in the task result: %s", b)
+	}
+}
