@@ -16,8 +16,10 @@ func newTaskCmd() *cobra.Command {
 		Use:   "task",
 		Short: "Start, follow, confirm and cancel handoff tasks run by the Codex runner",
 		Long: "A task is a native Codex thread that carries out a handoff inside its approved project root, in a sandbox " +
-			"derived from the handoff's allowed operations; its id is the thread's id. High-risk tasks wait for the " +
-			"operator's confirmation.",
+			"derived from the handoff's allowed operations; its id is the thread's id. A task's risk is its declared level " +
+			"raised to what it asks (write, create_artifact or test commands: at least medium); above [handoff] " +
+			"auto_start_max_risk (default low) or high, it waits for the operator's confirmation. Test commands run " +
+			"inside bubblewrap: the project directory the only writable place, the codexhost and Codex homes hidden.",
 	}
 	cmd.AddCommand(newTaskStartCmd(), newTaskStatusCmd(), newTaskResultCmd(), newTaskCancelCmd(), newTaskConfirmCmd())
 	return cmd
@@ -55,7 +57,7 @@ func newTaskStartCmd() *cobra.Command {
 	f.StringVar(&p.Task, "task", "", "a task text, for a start without a handoff")
 	f.StringVar(&p.ProjectPath, "project-path", "", "the project directory of --task")
 	f.StringVar(&p.Workspace, "workspace", "", "the workspace of --task")
-	f.BoolVar(&p.ConfirmHighRisk, "confirm-high-risk", false, "confirm a high-risk handoff (grants it the network)")
+	f.BoolVar(&p.ConfirmHighRisk, "confirm-high-risk", false, "confirm a task that would wait for the operator (operator only; grants a high-risk one the network)")
 	f.Int64Var(&p.TimeoutMs, "timeout-ms", 0, "interrupt the turn after this many ms, 1000 to 600000 (default 300000)")
 	f.StringVar(&p.Provider, "provider", "", "a [handoff.providers] profile")
 	return cmd
@@ -165,7 +167,7 @@ func newTaskConfirmCmd() *cobra.Command {
 	o := operatorCommand{timeoutMs: 60000}
 	cmd := &cobra.Command{
 		Use:   "confirm ID [--json]",
-		Short: "Confirm an awaiting high-risk task (operator only): its turn starts, with the network",
+		Short: "Confirm an awaiting task (operator only): its turn starts, a high-risk one with the network",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var res api.TaskStartResult

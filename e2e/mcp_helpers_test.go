@@ -29,7 +29,7 @@ func mcpHost(t *testing.T, extra string) (h *host, root, token string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h = startHost(t, hostConfig{config: "[handoff]\nallowed_project_roots = [" + tomlString(root) + "]\n" + extra})
+	h = startHost(t, hostConfig{config: "[handoff]\nallowed_project_roots = [" + tomlString(root) + "]\nauto_start_max_risk = \"medium\"\n" + extra})
 	return h, root, h.addClient("bot")
 }
 

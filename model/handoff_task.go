@@ -4,7 +4,7 @@ import "time"
 
 // Task states.
 const (
-	TaskAwaitingConfirmation = "awaitingConfirmation" // high risk: held for the operator
+	TaskAwaitingConfirmation = "awaitingConfirmation" // held for the operator (high risk, or above auto_start_max_risk)
 	TaskRunning              = "running"
 	TaskCompleted            = "completed"
 	TaskFailed               = "failed"
@@ -45,11 +45,15 @@ type HandoffRecord struct {
 // TaskRecord is the store record of a task: a native thread run from a handoff. It holds ids,
 // decisions and times; never the prompt, output or provider secrets.
 type TaskRecord struct {
-	V          int      `json:"v"`
-	ID         ThreadID `json:"id"` // the thread id
-	HandoffID  string   `json:"handoffId"`
-	Status     string   `json:"status"`
-	Risk       string   `json:"risk"`
+	V         int      `json:"v"`
+	ID        ThreadID `json:"id"` // the thread id
+	HandoffID string   `json:"handoffId"`
+	Status    string   `json:"status"`
+	Risk      string   `json:"risk"` // as declared
+	// RiskFloor is the least risk of what the handoff asks; Held says why the start waited
+	// for the operator ("" when it started at once).
+	RiskFloor  string   `json:"riskFloor,omitempty"`
+	Held       string   `json:"held,omitempty"`
 	Operations []string `json:"operations"`
 	Root       string   `json:"root"`
 	Sandbox    string   `json:"sandbox"`

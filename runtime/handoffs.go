@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -30,7 +32,7 @@ func (h *Host) handoffService() (*handoff.Service, error) {
 	st.once.Do(func() {
 		st.svc, st.err = handoff.New(handoff.Options{
 			Home: h.opts.Home, Store: h.store, Runner: nativeTaskRunner{h: h, n: h.native}, Config: h.config,
-			Tests: h.handoffTestEnv, Now: h.opts.Now, After: st.after, Log: h.opts.Log,
+			Tests: h.handoffTestEnv, Hidden: h.secretDirs, Now: h.opts.Now, After: st.after, Log: h.opts.Log,
 		})
 		if st.err != nil {
 			return
@@ -156,21 +158,42 @@ func byCaller[P, R any](fn func(*handoff.Service, context.Context, api.Caller, P
 	}
 }
 
-// handoffTestEnv is how codexhost runs test commands: under `codex sandbox`, with a minimal
-// environment (PATH, HOME, LANG and the Codex home the sandbox tool needs).
+// handoffTestEnv is how codexhost runs test commands: inside bubblewrap (the copy the Codex
+// install ships, else bwrap on PATH) with a minimal environment (PATH, HOME, LANG), the
+// codexhost home and every Codex home hidden.
 func (h *Host) handoffTestEnv() (handoff.TestEnv, error) {
 	lookup := envLookup(h.opts.Environ)
-	bin, err := appserver.Locate(h.codexSearch(h.config().CodexBin, lookup))
+	cfg := h.config()
+	bin, _ := appserver.Locate(h.codexSearch(cfg.CodexBin, lookup))
+	bwrap, err := handoff.LocateBwrap(bin, func(name string) (string, error) { return lookPathIn(lookup("PATH"), name) })
 	if err != nil {
 		return handoff.TestEnv{}, err
 	}
 	env := []string{}
-	for _, k := range []string{"PATH", "HOME", "LANG", "CODEX_HOME"} {
+	for _, k := range []string{"PATH", "HOME", "LANG"} {
 		if v := lookup(k); v != "" {
 			env = append(env, k+"="+v)
 		}
 	}
-	return handoff.TestEnv{CodexBin: bin, Env: env}, nil
+	return handoff.TestEnv{Bwrap: bwrap, Env: env, Hide: h.secretDirs()}, nil
+}
+
+// secretDirs are the directories no task reads: the codexhost home (tokens, config.toml,
+// catalog.key, the store, histories, every client's handoff files) and every Codex home
+// (auth.json).
+func (h *Host) secretDirs() []string {
+	return append([]string{h.opts.Home, defaultCodexHome(envLookup(h.opts.Environ))}, h.config().Catalog.CodexHomes...)
+}
+
+// lookPathIn finds an executable in a PATH value (the runtime's environment, not the process's).
+func lookPathIn(path, name string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0 && filepath.IsAbs(p) {
+			return p, nil
+		}
+	}
+	return "", os.ErrNotExist
 }
 
 // nativeTaskRunner runs tasks on the native Codex harness.

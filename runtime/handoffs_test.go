@@ -27,7 +27,9 @@ func handoffHost(t testing.TB, ho hostOptions, edit func(*config.Config)) (*test
 	if err != nil {
 		t.Fatal(err)
 	}
-	th.cfg.Handoff = config.Handoff{AllowedProjectRoots: []string{root}, DenyGlobs: []string{"**/.env", "**/*.pem"}}
+	// Medium starts at once here, so that tests of other rules start write tasks as plain
+	// clients; the auto-start tests set the policy they test.
+	th.cfg.Handoff = config.Handoff{AllowedProjectRoots: []string{root}, DenyGlobs: []string{"**/.env", "**/*.pem"}, AutoStartMaxRisk: model.RiskMedium}
 	if edit != nil {
 		edit(th.cfg)
 	}

@@ -72,8 +72,8 @@ func (h *Host) markersAuthorCancelled(id model.ThreadID) {
 func (h *Host) markersTurnCompleted(author model.ThreadID, turn string) {
 	ctx, cancel := context.WithTimeout(context.Background(), readTimeoutMarkers)
 	defer cancel()
-	if rec, err := h.store.Thread(author); err == nil && rec.Goal {
-		return // goal threads never parse blocks
+	if rec, err := h.store.Thread(author); err == nil && rec.Goal && !h.isHandoffTask(author) {
+		return // goal threads never parse blocks; a handoff task's are read to be refused
 	}
 	out, err := h.turnOutput(ctx, author, turn)
 	if err != nil {
@@ -228,7 +228,15 @@ func (t markerThreads) Facts(ctx context.Context, id string) (marker.Facts, erro
 	if _, err := t.h.store.MarkerChild(tid); err == nil {
 		f.MarkerCreated = true
 	}
+	f.Leaf = t.h.isHandoffTask(tid)
 	return f, nil
+}
+
+// isHandoffTask reports whether a thread is a handoff task's (a leaf for marker blocks); a
+// store that cannot say counts as yes.
+func (h *Host) isHandoffTask(id model.ThreadID) bool {
+	_, err := h.store.Task(id)
+	return !errors.Is(err, store.ErrNotFound)
 }
 
 // principal is who a thread acts for in the marker gates: the client of its principal

@@ -45,6 +45,7 @@ type HandoffSummary struct {
 	HandoffID        string            `json:"handoffId"`
 	Title            string            `json:"title"`
 	RiskLevel        string            `json:"riskLevel"`
+	RiskFloor        string            `json:"riskFloor,omitempty"` // the least risk of what it asks
 	Operations       []string          `json:"allowedOperations"`
 	Root             string            `json:"root"`
 	Dir              string            `json:"dir"`
@@ -108,6 +109,8 @@ type TaskInfo struct {
 	HandoffID   string          `json:"handoffId"`
 	Handoff     *HandoffSummary `json:"linkedHandoff,omitempty"`
 	RiskLevel   string          `json:"riskLevel"`
+	RiskFloor   string          `json:"riskFloor,omitempty"`   // the least risk of what the handoff asks
+	HeldBecause string          `json:"heldBecause,omitempty"` // why the start waited for the operator
 	Operations  []string        `json:"allowedOperations"`
 	Root        string          `json:"root"`
 	Sandbox     string          `json:"sandbox"`
@@ -163,6 +166,8 @@ type TaskChangedFile struct {
 	Deleted *int   `json:"linesDeleted,omitempty"`
 	// DeniedBy names the deny glob the path matches: a policy violation.
 	DeniedBy string `json:"deniedBy,omitempty"`
+	// ByTests says a test command codexhost ran changed it last (the turn did not).
+	ByTests bool `json:"byTests,omitempty"`
 }
 
 // TaskTest is one test command codexhost ran after the turn.

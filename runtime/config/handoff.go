@@ -21,6 +21,21 @@ type Handoff struct {
 	SkillRoots          []string                   `toml:"skill_roots,omitempty"`
 	DenyGlobs           []string                   `toml:"deny_globs,omitempty"`
 	Providers           map[string]HandoffProvider `toml:"providers,omitempty"`
+	// AutoStartMaxRisk is the highest risk a task starts at without the operator's
+	// confirmation; the risk is the declared level raised to the floor of what the handoff
+	// asks (runtime/handoff). Empty means DefaultAutoStartMaxRisk.
+	AutoStartMaxRisk string `toml:"auto_start_max_risk,omitempty"`
+}
+
+// DefaultAutoStartMaxRisk starts only read-only handoffs without test commands at once.
+const DefaultAutoStartMaxRisk = model.RiskLow
+
+// AutoStartMax is auto_start_max_risk with its default.
+func (h Handoff) AutoStartMax() string {
+	if h.AutoStartMaxRisk == "" {
+		return DefaultAutoStartMaxRisk
+	}
+	return h.AutoStartMaxRisk
 }
 
 // HandoffProvider is a model provider profile a task may run with. EnvKey names the
@@ -88,6 +103,10 @@ func (c *Config) validateHandoff() error {
 		if strings.TrimSpace(g) == "" || len(g) > MaxHandoffGlobLen || strings.ContainsRune(g, 0) {
 			return model.Errorf(model.CodeInvalidArgument, "give globs such as **/.env or **/*.pem (at most 256 bytes)", "config: handoff.deny_globs[%d] is not a usable glob", i)
 		}
+	}
+	if hc.AutoStartMaxRisk != "" && !slices.Contains(model.HandoffRisks, hc.AutoStartMaxRisk) {
+		return model.Errorf(model.CodeInvalidArgument, "use auto_start_max_risk = "+strings.Join(model.HandoffRisks, ", ")+" (default low)",
+			"config: handoff.auto_start_max_risk %q is not a risk level", hc.AutoStartMaxRisk)
 	}
 	for name, p := range hc.Providers {
 		if err := validateProvider(name, p); err != nil {

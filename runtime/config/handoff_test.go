@@ -24,6 +24,7 @@ func TestHandoffConfigValid(t *testing.T) {
 allowed_project_roots = ["/srv/projects"]
 skill_roots = ["/srv/skills"]
 deny_globs = ["**/.env", "**/*.pem", "**/.ssh/**"]
+auto_start_max_risk = "medium"
 [handoff.workspaces]
 docs = "/srv/projects/docs"
 [handoff.providers.local]
@@ -38,8 +39,11 @@ model = "qwen"
 	}
 	h := cfg.Handoff
 	if len(h.AllowedProjectRoots) != 1 || h.Workspaces["docs"] != "/srv/projects/docs" || len(h.DenyGlobs) != 3 ||
-		h.Providers["local"].EnvKey != "LOCAL_API_KEY" || h.Providers["plain"].EffectiveKind() != ProviderCodex {
+		h.Providers["local"].EnvKey != "LOCAL_API_KEY" || h.Providers["plain"].EffectiveKind() != ProviderCodex || h.AutoStartMax() != model.RiskMedium {
 		t.Fatalf("decoded %+v", h)
+	}
+	if (Handoff{}).AutoStartMax() != model.RiskLow {
+		t.Fatal("auto_start_max_risk does not default to low")
 	}
 }
 
@@ -55,6 +59,7 @@ func TestHandoffConfigRefusals(t *testing.T) {
 		{"provider url credentials", "[handoff.providers.x]\nkind = \"sub2api\"\nbase_url = \"https://u:secret@h/v1\"", "base_url is not a usable URL"},
 		{"provider env key value", "[handoff.providers.x]\nenv_key = \"sk-live-123\"", "env_key is not a variable name"},
 		{"provider name", "[handoff.providers.X]\n", "invalid provider name"},
+		{"auto start risk", "[handoff]\nauto_start_max_risk = \"none\"", `handoff.auto_start_max_risk "none" is not a risk level`},
 		{"unknown key", "[handoff]\nallowed_roots = [\"/a\"]", "unknown keys"},
 	}
 	for _, tc := range cases {

@@ -3,7 +3,6 @@ package handoff
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -150,45 +149,6 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 
 // TestResult is one test command run by codexhost after the turn.
 type TestResult = api.TaskTest
-
-// TestEnv is what test commands run with: the codex binary for its sandbox, and a minimal
-// environment.
-type TestEnv struct {
-	CodexBin string
-	Env      []string
-}
-
-// runTest runs one command with `sh -c` in dir under the task's sandbox (`codex sandbox`),
-// bounded in time, keeping the tail of its combined output.
-func runTest(ctx context.Context, te TestEnv, sb Sandbox, command string, timeout time.Duration) TestResult {
-	res := TestResult{Command: command, ExitCode: -1}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	args := append([]string{"sandbox"}, sb.commandArgs()...)
-	args = append(args, "--", "/bin/sh", "-c", command)
-	cmd := exec.CommandContext(ctx, te.CodexBin, args...)
-	cmd.Dir = sb.Dir
-	cmd.Env = te.Env
-	var out tailBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	setProcessGroup(cmd)
-	start := time.Now()
-	err := cmd.Run()
-	res.DurationMs = time.Since(start).Milliseconds()
-	res.OutputTail = out.String()
-	var exit *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		res.TimedOut, res.Error = true, "timed out after "+timeout.String()
-	case errors.As(err, &exit):
-		res.ExitCode = exit.ExitCode()
-	case err != nil:
-		res.Error = err.Error()
-	default:
-		res.ExitCode = 0
-	}
-	return res
-}
 
 // tailBuffer keeps the last outputTailBytes written to it.
 type tailBuffer struct{ b []byte }

@@ -7,15 +7,16 @@ import (
 
 // Globs match slash-separated paths relative to a project root. A `**` segment matches any
 // number of segments (none included); other segments follow path.Match. A pattern without a
-// slash matches a name at any depth, as in .gitignore.
+// slash matches a name at any depth, as in .gitignore. Matching ignores case everywhere: on a
+// case-insensitive filesystem .ENV is .env, and a deny list is safer too wide than too narrow.
 type Globs []string
 
 // Match returns the first pattern that matches rel, or "".
 func (g Globs) Match(rel string) string {
-	rel = strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(rel, "\\", "/")), "/")
+	rel = strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(strings.ToLower(rel), "\\", "/")), "/")
 	segs := strings.Split(rel, "/")
 	for _, p := range g {
-		pat := strings.Trim(p, "/")
+		pat := strings.Trim(strings.ToLower(p), "/")
 		if !strings.Contains(pat, "/") {
 			pat = "**/" + pat
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/codexhost/codexhost/model"
@@ -82,6 +81,7 @@ func (s *Service) finish(r *run, turnStatus string) {
 	defer s.workers.Done()
 	defer close(r.done)
 	defer s.forget(r.id)
+	defer r.dir.close()
 	r.mu.Lock()
 	cancelBy, timedOut := r.cancelBy, r.timedOut
 	r.mu.Unlock()
@@ -116,19 +116,28 @@ func (s *Service) finish(r *run, turnStatus string) {
 		"turnStatus": turnStatus, "changedFiles": len(res.ChangedFiles), "violations": len(res.Violations), "tests": len(res.Tests)}})
 }
 
-// evidence is what codexhost itself finds after the turn: changed files (with deny-glob
-// violations), expected artifacts, and the test commands it runs when run_tests is allowed.
+// evidence is what codexhost itself finds after the turn: the test commands it runs when
+// run_tests is allowed, then the changed files (with deny-glob violations, the tests' changes
+// included) and expected artifacts.
 func (s *Service) evidence(ctx context.Context, r *run, status string) resultFile {
 	dir := r.place.Dir
-	res := resultFile{ChangedFiles: changes(r.before, takeSnapshot(dir))}
-	res.Truncated = r.before.truncated
-	globs := Globs(s.policy().DenyGlobs)
-	for i := range res.ChangedFiles {
-		if g := globs.Match(res.ChangedFiles[i].Path); g != "" {
-			res.ChangedFiles[i].DeniedBy = g
-			res.Violations = append(res.Violations, fmt.Sprintf("%s %s matches deny glob %s", res.ChangedFiles[i].Path, res.ChangedFiles[i].Change, g))
-		}
+	var res resultFile
+	afterTurn := takeSnapshot(dir)
+	switch {
+	case !r.handoff.Allows(model.OpRunTests) && len(r.handoff.TestCommands) > 0:
+		res.Notes = append(res.Notes, "test commands were not run: run_tests is not an allowed operation")
+	case len(r.handoff.TestCommands) > 0 && status != model.TaskCompleted:
+		res.Notes = append(res.Notes, "test commands were not run: the turn did not complete")
+	case len(r.handoff.TestCommands) > 0:
+		res.Tests = s.runTests(ctx, r)
 	}
+	final := afterTurn
+	if len(res.Tests) > 0 {
+		final = takeSnapshot(dir)
+	}
+	res.ChangedFiles = changes(r.before, final)
+	res.Truncated = r.before.truncated || final.truncated
+	s.flagDenied(&res, changes(afterTurn, final))
 	if _, ok := gitRoot(ctx, dir); ok {
 		res.GitRoot = true
 		addNumstat(ctx, dir, res.ChangedFiles)
@@ -145,30 +154,38 @@ func (s *Service) evidence(ctx context.Context, r *run, status string) resultFil
 			}
 		}
 	}
-	switch {
-	case !r.handoff.Allows(model.OpRunTests) && len(r.handoff.TestCommands) > 0:
-		res.Notes = append(res.Notes, "test commands were not run: run_tests is not an allowed operation")
-	case len(r.handoff.TestCommands) > 0 && status != model.TaskCompleted:
-		res.Notes = append(res.Notes, "test commands were not run: the turn did not complete")
-	case len(r.handoff.TestCommands) > 0:
-		res.Tests = s.runTests(ctx, r)
-	}
 	return res
+}
+
+// flagDenied marks the changed files a deny glob matches as violations, naming those a test
+// command changed.
+func (s *Service) flagDenied(res *resultFile, byTests []ChangedFile) {
+	tested := map[string]bool{}
+	for _, f := range byTests {
+		tested[f.Path] = true
+	}
+	globs := Globs(s.policy().DenyGlobs)
+	for i := range res.ChangedFiles {
+		f := &res.ChangedFiles[i]
+		f.ByTests = tested[f.Path]
+		if g := globs.Match(f.Path); g != "" {
+			f.DeniedBy = g
+			v := fmt.Sprintf("%s %s matches deny glob %s", f.Path, f.Change, g)
+			if f.ByTests {
+				v += " (by a test command)"
+			}
+			res.Violations = append(res.Violations, v)
+		}
+	}
 }
 
 func (s *Service) runTests(ctx context.Context, r *run) []TestResult {
 	te, err := s.opts.Tests()
 	if err != nil {
-		return []TestResult{{Command: "(all)", ExitCode: -1, Error: "cannot run test commands: " + model.AsError(err).Message}}
+		me := model.AsError(err)
+		return []TestResult{{Command: "(all)", ExitCode: -1, Error: "test commands were not run: " + me.Message + " (" + me.Hint + ")"}}
 	}
-	if !filepath.IsAbs(te.CodexBin) {
-		return []TestResult{{Command: "(all)", ExitCode: -1, Error: "cannot run test commands: no codex binary for the sandbox"}}
-	}
-	out := make([]TestResult, 0, len(r.handoff.TestCommands))
-	for _, c := range r.handoff.TestCommands {
-		tr := runTest(ctx, te, r.sandbox, c, testCommandTimeout)
-		s.trace(TraceEntry{Event: "test", Task: r.id, Decision: fmt.Sprintf("exit %d", tr.ExitCode), Details: map[string]any{"index": len(out), "durationMs": tr.DurationMs, "timedOut": tr.TimedOut}})
-		out = append(out, tr)
-	}
-	return out
+	return runTestsIn(ctx, te, r.sandbox, r.dir, r.handoff.TestCommands, func(i int, tr TestResult) {
+		s.trace(TraceEntry{Event: "test", Task: r.id, Decision: fmt.Sprintf("exit %d", tr.ExitCode), Details: map[string]any{"index": i, "durationMs": tr.DurationMs, "timedOut": tr.TimedOut}})
+	})
 }

@@ -104,6 +104,8 @@ func TestDenyGlobs(t *testing.T) {
 		".env": "**/.env", "a/b/.env": "**/.env", "k.pem": "**/*.pem", "x/y/k.pem": "**/*.pem",
 		".ssh/id": "**/.ssh/**", "home/.ssh/a/b": "**/.ssh/**", "secrets/a.txt": "secrets/*.txt", "deep/id_rsa": "id_rsa",
 		"env": "", "a/.env.example": "", "secrets/x/a.txt": "", "docs/HANDOFF_DEMO.md": "", "pem": "",
+		// Case never hides a match: .ENV is .env on a case-insensitive filesystem.
+		".ENV": "**/.env", "a/.Env": "**/.env", "K.PEM": "**/*.pem", ".SSH/id": "**/.ssh/**", "Secrets/A.TXT": "secrets/*.txt", "deep/ID_RSA": "id_rsa",
 	} {
 		if got := g.Match(path); got != want {
 			t.Errorf("Match(%q) = %q, want %q", path, got, want)
@@ -113,14 +115,25 @@ func TestDenyGlobs(t *testing.T) {
 
 func TestSandboxDerivation(t *testing.T) {
 	ro := DeriveSandbox(handoffAt("/p"), "/p", true)
-	if ro.Mode != SandboxReadOnly || ro.Network || ro.threadConfig() != nil || ro.TurnPolicy()["type"] != "readOnly" {
+	if ro.Mode != SandboxReadOnly || ro.Network || ro.TurnPolicy()["type"] != "readOnly" {
 		t.Fatalf("read-only: %+v", ro)
+	}
+	// The thread's permission profile hides every secret directory that exists and does not
+	// hold the project.
+	home := t.TempDir()
+	prof := ro.threadConfig([]string{home, "/nonexistent/codex-home", "/"})["permissions"].(map[string]any)[profileName].(map[string]any)
+	if fs := prof["filesystem"].(map[string]any); prof["extends"] != ":read-only" || len(fs) != 1 || fs[home] != "none" {
+		t.Fatalf("read-only profile %v", prof)
 	}
 	h := handoffAt("/p")
 	h.AllowedOperations = []string{"read", "create_artifact"}
 	ww := DeriveSandbox(h, "/p", true)
 	if ww.Mode != SandboxWorkspaceWrite || ww.Network {
 		t.Fatalf("low risk never gets the network: %+v", ww)
+	}
+	prof = ww.threadConfig(nil)["permissions"].(map[string]any)[profileName].(map[string]any)
+	if fs := prof["filesystem"].(map[string]any); prof["extends"] != ":workspace" || fs[":slash_tmp"] != "read" || fs[":tmpdir"] != "read" {
+		t.Fatalf("workspace profile %v", prof)
 	}
 	pol := ww.TurnPolicy()
 	if pol["type"] != "workspaceWrite" || pol["excludeSlashTmp"] != true || pol["networkAccess"] != false || pol["writableRoots"].([]string)[0] != "/p" {

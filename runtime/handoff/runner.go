@@ -9,8 +9,10 @@ import (
 
 // ThreadSpec is the thread/start of a task: its cwd, sandbox, approvals and model provider.
 type ThreadSpec struct {
-	Cwd           string
-	Sandbox       string // SandboxReadOnly or SandboxWorkspaceWrite
+	Cwd string
+	// Sandbox is thread/start's legacy sandbox; tasks leave it empty and set a permission
+	// profile in Config instead (see Sandbox.threadConfig).
+	Sandbox       string
 	Approval      string // always "never": nothing outside the sandbox is ever approved
 	Model         string
 	ModelProvider string

@@ -2,6 +2,7 @@ package handoff
 
 import (
 	"net/url"
+	"path/filepath"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/config"
@@ -31,32 +32,32 @@ func DeriveSandbox(h model.Handoff, dir string, confirmedHigh bool) Sandbox {
 	return Sandbox{Mode: SandboxWorkspaceWrite, Dir: dir, Network: confirmedHigh && h.RiskLevel == model.RiskHigh}
 }
 
-// threadConfig is the per-thread configuration of thread/start for this sandbox.
-func (s Sandbox) threadConfig() map[string]any {
-	if s.Mode != SandboxWorkspaceWrite {
-		return nil
-	}
-	return map[string]any{"sandbox_workspace_write": map[string]any{
-		"writable_roots":         []string{},
-		"network_access":         s.Network,
-		"exclude_slash_tmp":      true,
-		"exclude_tmpdir_env_var": true,
-	}}
-}
+// profileName is the Codex permission profile codexhost defines on each task's thread.
+const profileName = "codexhost_task"
 
-// commandArgs are the `codex sandbox` options that run a test command under the same sandbox.
-func (s Sandbox) commandArgs() []string {
-	args := []string{"-c", `sandbox_mode="` + s.Mode + `"`}
-	if s.Mode == SandboxWorkspaceWrite {
-		net := "false"
-		if s.Network {
-			net = "true"
+// threadConfig is the per-thread configuration of thread/start: a Codex permission profile,
+// whose filesystem rules Codex (0.169.0) enforces with deny reads included, where its legacy
+// read-only sandbox reads the whole disk. It extends :read-only, or :workspace (the cwd
+// writable, temporary directories not), and makes every directory of hide unreadable: the
+// codexhost home, the Codex homes. A thread/start sandbox would turn the profile off, so the
+// thread is started with none; each turn's sandboxPolicy still narrows it (and grants the
+// network to a confirmed high-risk turn).
+func (s Sandbox) threadConfig(hide []string) map[string]any {
+	fs := map[string]any{}
+	for _, h := range hide {
+		real, err := filepath.EvalSymlinks(h)
+		if err != nil || Inside(real, s.Dir) {
+			continue // nothing there; or it holds the project, which the task must read
 		}
-		args = append(args, "-c", "sandbox_workspace_write.network_access="+net,
-			"-c", "sandbox_workspace_write.exclude_slash_tmp=true",
-			"-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true")
+		fs[real] = "none"
 	}
-	return args
+	extends := ":read-only"
+	if s.Mode == SandboxWorkspaceWrite {
+		extends = ":workspace"
+		fs[":slash_tmp"], fs[":tmpdir"] = "read", "read"
+	}
+	return map[string]any{"default_permissions": profileName,
+		"permissions": map[string]any{profileName: map[string]any{"extends": extends, "filesystem": fs}}}
 }
 
 // Provider is a provider profile applied to a task's thread.

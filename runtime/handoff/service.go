@@ -28,7 +28,9 @@ type Options struct {
 	// Tests returns how test commands run: the codex binary (for its sandbox) and the minimal
 	// environment.
 	Tests func() (TestEnv, error)
-	Now   func() time.Time
+	// Hidden lists the directories no task may read: the codexhost home, the Codex homes.
+	Hidden func() []string
+	Now    func() time.Time
 	// After is the clock of task timeouts (time.After unless a test injects one).
 	After func(time.Duration) <-chan time.Time
 	Log   io.Writer
@@ -99,6 +101,13 @@ func (s *Service) Close() {
 }
 
 func (s *Service) policy() config.Handoff { return s.opts.Config().Handoff }
+
+func (s *Service) hidden() []string {
+	if s.opts.Hidden == nil {
+		return []string{s.opts.Home}
+	}
+	return s.opts.Hidden()
+}
 
 // CallerName is how records and traces name a caller: runtime, or client:NAME.
 func CallerName(c api.Caller) string {
@@ -201,7 +210,7 @@ func (s *Service) summary(rec model.HandoffRecord, h model.Handoff, dir string, 
 	for _, a := range s.withActivations(routing) {
 		acts = append(acts, api.SkillActivation{Skill: a.Skill, Activated: a.Activated, ActivationID: a.ActivationID})
 	}
-	return api.HandoffSummary{HandoffID: rec.ID, Title: h.Title, RiskLevel: rec.Risk, Operations: rec.Operations, Root: rec.Root, Dir: dir,
+	return api.HandoffSummary{HandoffID: rec.ID, Title: h.Title, RiskLevel: rec.Risk, RiskFloor: AssessRisk(h).Floor, Operations: rec.Operations, Root: rec.Root, Dir: dir,
 		Goal: h.Goal(), HandoffFile: s.files.HandoffPath(rec.ID), SkillActivations: acts, CreatedBy: rec.CreatedBy, CreatedAt: rec.CreatedAt}
 }
 

@@ -20,6 +20,7 @@ type run struct {
 	id      model.ThreadID
 	handoff model.Handoff
 	place   Place
+	dir     *heldDir // the project directory, opened at the start: test commands run in it
 	sandbox Sandbox
 	before  snapshot
 	ended   chan struct{} // closed when the turn ended
@@ -57,41 +58,61 @@ func checkTimeout(ms int64) (time.Duration, error) {
 }
 
 // Start starts a task from a handoff (or from the legacy direct fields, which make a handoff
-// first). A high-risk handoff without the operator's confirmation waits as
-// awaitingConfirmation and the call fails with FAILED_PRECONDITION naming the task.
+// first). A task whose risk (the declared level raised to the floor of what it asks) is above
+// what the caller may start at once waits as awaitingConfirmation, and the call fails with
+// FAILED_PRECONDITION naming the task and why it waits.
 func (s *Service) Start(ctx context.Context, caller api.Caller, p api.TaskStartParams) (api.TaskStartResult, error) {
 	pl, err := s.plan(ctx, caller, p)
 	if err != nil {
 		return api.TaskStartResult{}, err
 	}
-	high := pl.handoff.RiskLevel == model.RiskHigh
-	confirmed := high && p.ConfirmHighRisk
+	cfg := s.opts.Config()
+	risk := AssessRisk(pl.handoff)
+	held := holdReason(risk, autoStartLimit(cfg.Handoff, cfg, caller))
+	// confirmHighRisk is the operator's (the route checks it) and confirms any hold.
+	confirmed := held != "" && p.ConfirmHighRisk
 	// The thread never gets the network from thread/start: a confirmed turn gets it from its
 	// own turn/start policy, so a thread held for confirmation has none.
 	threadSandbox := DeriveSandbox(pl.handoff, pl.place.Dir, false)
-	spec := ThreadSpec{Cwd: pl.place.Dir, Sandbox: threadSandbox.Mode, Approval: "never", Config: threadSandbox.threadConfig(),
-		Goal: pl.handoff.Goal(), Caller: caller}
+	spec := ThreadSpec{Cwd: pl.place.Dir, Approval: "never", Config: threadSandbox.threadConfig(s.hidden()), Goal: pl.handoff.Goal(), Caller: caller}
 	pl.provider.apply(&spec)
 	id, applied, err := s.opts.Runner.StartThread(ctx, spec)
 	if err != nil {
 		return api.TaskStartResult{}, err
 	}
 	now := s.opts.Now()
-	rec := model.TaskRecord{V: 1, ID: id, HandoffID: pl.handoffID, Status: model.TaskAwaitingConfirmation, Risk: pl.handoff.RiskLevel,
-		Operations: slices.Clone(pl.handoff.AllowedOperations), Root: pl.place.Root, Sandbox: threadSandbox.Mode, Goal: pl.handoff.Goal(),
+	rec := model.TaskRecord{V: 1, ID: id, HandoffID: pl.handoffID, Status: model.TaskAwaitingConfirmation, Risk: pl.handoff.RiskLevel, RiskFloor: risk.Floor,
+		Held: held, Operations: slices.Clone(pl.handoff.AllowedOperations), Root: pl.place.Root, Sandbox: threadSandbox.Mode, Goal: pl.handoff.Goal(),
 		Provider: pl.provider.Name, TimeoutMs: pl.timeout.Milliseconds(), StartedBy: CallerName(caller), CreatedAt: now, UpdatedAt: now}
+	if held != "" && !confirmed {
+		rec.Reason = held
+	}
 	if err := s.opts.Store.PutTask(rec); err != nil {
 		return api.TaskStartResult{}, err
 	}
 	s.trace(TraceEntry{Event: "created", Task: id, Handoff: pl.handoffID, By: rec.StartedBy,
-		Details: map[string]any{"risk": rec.Risk, "operations": rec.Operations, "root": rec.Root, "sandbox": threadSandbox.Mode, "appliedSandbox": applied, "provider": pl.provider.Trace()}})
-	if high && !confirmed {
-		s.trace(TraceEntry{Event: "awaitingConfirmation", Task: id, Handoff: pl.handoffID, Decision: "high risk needs the operator's confirmation"})
-		return api.TaskStartResult{}, model.Errorf(model.CodeFailedPrecondition, "the operator confirms it with `codexhost task confirm "+string(id)+"` (or starts it with --confirm-high-risk)",
-			"handoff %s is high risk: task %s waits as awaitingConfirmation for the operator", pl.handoffID, id).WithDetail("taskId", string(id)).WithDetail("status", model.TaskAwaitingConfirmation)
+		Details: map[string]any{"risk": rec.Risk, "riskFloor": risk.Floor, "asks": risk.Asks, "operations": rec.Operations, "root": rec.Root,
+			"sandbox": threadSandbox.Mode, "appliedSandbox": applied, "provider": pl.provider.Trace()}})
+	if held != "" && !confirmed {
+		return api.TaskStartResult{}, s.heldError(pl.handoffID, id, risk, held)
 	}
 	info, err := s.begin(ctx, pl, rec, CallerName(caller), confirmed)
 	return api.TaskStartResult{Task: info}, err
+}
+
+// heldError is the refusal of a start held for the operator, naming the task and why.
+func (s *Service) heldError(hid string, id model.ThreadID, risk Risk, held string) error {
+	s.trace(TraceEntry{Event: "awaitingConfirmation", Task: id, Handoff: hid, Decision: held})
+	hint := "the operator confirms it with `codexhost task confirm " + string(id) + "` (or starts it with --confirm-high-risk)"
+	var me *model.Error
+	if risk.Declared == model.RiskHigh {
+		me = model.Errorf(model.CodeFailedPrecondition, hint, "handoff %s is high risk: task %s waits as awaitingConfirmation for the operator", hid, id)
+	} else {
+		me = model.Errorf(model.CodeFailedPrecondition, hint+"; [handoff] auto_start_max_risk in config.toml sets what starts at once",
+			"task %s of handoff %s waits as awaitingConfirmation for the operator: %s", id, hid, held)
+	}
+	return me.WithDetail("taskId", string(id)).WithDetail("status", model.TaskAwaitingConfirmation).
+		WithDetail("declaredRisk", risk.Declared).WithDetail("riskFloor", risk.Floor).WithDetail("heldBecause", held)
 }
 
 // plan resolves the handoff, the policy, the provider and the timeout of a start.
@@ -183,22 +204,26 @@ func (s *Service) refuseActive(hid string) error {
 // begin starts the turn of a task: snapshot, prompt, sandbox, timeout.
 func (s *Service) begin(ctx context.Context, pl plan, rec model.TaskRecord, by string, confirmed bool) (api.TaskInfo, error) {
 	sb := DeriveSandbox(pl.handoff, pl.place.Dir, confirmed)
-	r := &run{id: rec.ID, handoff: pl.handoff, place: pl.place, sandbox: sb, before: takeSnapshot(pl.place.Dir), ended: make(chan struct{}), done: make(chan struct{}), quit: make(chan struct{})}
+	now := s.opts.Now()
+	held, err := holdDir(pl.place)
+	if err != nil {
+		s.failStart(rec.ID, err, now)
+		return api.TaskInfo{}, err
+	}
+	r := &run{id: rec.ID, handoff: pl.handoff, place: pl.place, dir: held, sandbox: sb, before: takeSnapshot(pl.place.Dir), ended: make(chan struct{}), done: make(chan struct{}), quit: make(chan struct{})}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		held.close()
 		return api.TaskInfo{}, model.Errorf(model.CodeFailedPrecondition, "retry once the runtime runs again", "the runtime is shutting down")
 	}
 	s.runs[rec.ID] = r
 	s.mu.Unlock()
-	now := s.opts.Now()
 	turnID, err := s.opts.Runner.StartTurn(ctx, rec.ID, Prompt(pl.handoff, pl.place, sb), sb.TurnPolicy())
 	if err != nil {
 		s.forget(rec.ID)
-		_, _ = s.opts.Store.UpdateTask(rec.ID, func(t *model.TaskRecord) error {
-			t.Status, t.Reason, t.EndedAt, t.UpdatedAt = model.TaskFailed, "the turn did not start: "+model.AsError(err).Message, now, now
-			return nil
-		})
+		held.close()
+		s.failStart(rec.ID, err, now)
 		return api.TaskInfo{}, err
 	}
 	updated, err := s.opts.Store.UpdateTask(rec.ID, func(t *model.TaskRecord) error {
@@ -221,14 +246,22 @@ func (s *Service) begin(ctx context.Context, pl plan, rec model.TaskRecord, by s
 	return s.info(updated), nil
 }
 
+// failStart records a task whose turn did not start; the handoff is free for a new start.
+func (s *Service) failStart(id model.ThreadID, err error, now time.Time) {
+	_, _ = s.opts.Store.UpdateTask(id, func(t *model.TaskRecord) error {
+		t.Status, t.Reason, t.EndedAt, t.UpdatedAt = model.TaskFailed, "the turn did not start: "+model.AsError(err).Message, now, now
+		return nil
+	})
+}
+
 func (s *Service) forget(id model.ThreadID) {
 	s.mu.Lock()
 	delete(s.runs, id)
 	s.mu.Unlock()
 }
 
-// Confirm is the operator's confirmation of an awaiting high-risk task (ConfirmPolicy): it
-// starts the turn, with the network the confirmation grants.
+// Confirm is the operator's confirmation of an awaiting task (ConfirmPolicy): it starts the
+// turn, with the network the confirmation grants a high-risk one.
 func (s *Service) Confirm(ctx context.Context, caller api.Caller, p api.TaskConfirmParams) (api.TaskStartResult, error) {
 	rec, err := s.task(p.TaskID)
 	if err != nil {
@@ -247,7 +280,7 @@ func (s *Service) Confirm(ctx context.Context, caller api.Caller, p api.TaskConf
 		return api.TaskStartResult{}, err
 	}
 	provider, _ := pickProvider(pol, rec.Provider)
-	s.trace(TraceEntry{Event: "confirmed", Task: rec.ID, Handoff: rec.HandoffID, By: CallerName(caller), Decision: "the operator confirmed the high-risk task; network granted"})
+	s.trace(TraceEntry{Event: "confirmed", Task: rec.ID, Handoff: rec.HandoffID, By: CallerName(caller), Decision: "the operator confirmed the task", Details: map[string]any{"heldBecause": rec.Held, "network": h.RiskLevel == model.RiskHigh}})
 	pl := plan{handoffID: rec.HandoffID, handoff: h, place: place, provider: provider, timeout: time.Duration(rec.TimeoutMs) * time.Millisecond}
 	info, err := s.begin(ctx, pl, rec, CallerName(caller), true)
 	if model.IsCode(err, model.CodeThreadNotFound) {

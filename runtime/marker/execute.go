@@ -16,10 +16,14 @@ func (e *Engine) execute(ctx context.Context, lr *liveRun, parsed Parsed) {
 		fmt.Fprintf(e.opts.Log, "marker run of %s: read author: %v\n", lr.run.Author, err)
 		return
 	}
+	run := &lr.run
+	if author.Leaf {
+		e.refuseLeaf(*run, parsed)
+		return
+	}
 	if author.Goal {
 		return // goal threads never run blocks
 	}
-	run := &lr.run
 	run.Outcomes = SkippedOutcomes(parsed)
 	plan := Plan(parsed)
 	e.createRound(ctx, run, author, plan)
@@ -42,6 +46,16 @@ func (e *Engine) execute(ctx context.Context, lr *liveRun, parsed Parsed) {
 	lr.saved = true
 	e.mu.Unlock()
 	e.finish(ctx, lr)
+}
+
+// refuseLeaf audits every block of a handoff task's turn as refused. Nothing runs and no
+// report is delivered: a report would start another turn on the task's thread.
+func (e *Engine) refuseLeaf(run model.MarkerRun, parsed Parsed) {
+	for _, b := range parsed.Blocks {
+		run.Outcomes = append(run.Outcomes, Outcome{Seq: b.Seq, Info: b.Info, Tool: b.Tool, Decision: Rejected, Code: RefuseLeaf,
+			Detail: "handoff tasks are leaves: their marker blocks are refused", Targets: targetsOf(b)})
+	}
+	e.audit(run, parsed)
 }
 
 // createRound checks the principal's quota once, then runs each creation behind the

@@ -30,6 +30,7 @@ const (
 	RefuseGeneration        = "generation_limit"
 	RefuseDirectChildren    = "children_limit"
 	RefuseQuota             = "quota"
+	RefuseLeaf              = "handoff_leaf"
 )
 
 // Facts is what the gates know of one thread.
@@ -46,6 +47,9 @@ type Facts struct {
 	LastTurnStatus string
 	// MarkerCreated says a marker block of its parent created it.
 	MarkerCreated bool
+	// Leaf says it is a handoff task's thread: its capability is the handoff's, which a
+	// created thread or a control block would widen, so every block of it is refused.
+	Leaf bool
 }
 
 // Snapshot is the state the gates decide on: the author and every thread it may name, with

@@ -85,7 +85,7 @@ func ToolNames() []string {
 
 var toolTable = append([]Definition{
 	handoffCreateTool(),
-	tool("codex.task_start", "Start the local Codex runner on a handoff (pass handoffId from handoff.create; the runner prompt is built from the stored handoff), or on the legacy direct fields task with projectPath or workspace (read and write at medium risk). The task runs as a native Codex thread in the approved project root with the sandbox derived from the handoff's operations; a high-risk handoff waits as awaitingConfirmation until the operator confirms it. Returns at once: poll codex.status, then read codex.result.",
+	tool("codex.task_start", "Start the local Codex runner on a handoff (pass handoffId from handoff.create; the runner prompt is built from the stored handoff), or on the legacy direct fields task with projectPath or workspace (read and write at medium risk). The task runs as a native Codex thread in the approved project root with the sandbox derived from the handoff's operations; a task whose risk (the declared level, raised to what its operations ask: write, create_artifact or test commands make it at least medium) is above [handoff] auto_start_max_risk (default low: only read-only handoffs without test commands start at once), or that is high, waits as awaitingConfirmation until the operator confirms it; the error says why. Returns at once: poll codex.status, then read codex.result.",
 		false, false,
 		object(str("handoffId", "the id handoff.create returned (handoff_…); or give task with projectPath or workspace instead", 1, 64),
 			str("task", "legacy: the task text, when no handoffId is given", 1, model.MaxObjectiveChars),
@@ -155,7 +155,7 @@ func handoffCreateTool() Definition {
 			str("workspace", "a workspace name of [handoff.workspaces], instead of projectPath", 1, model.MaxWorkspaceNameChars),
 			strList("constraints", "at least one constraint, e.g. \"Do not commit changes.\"", 1, model.MaxConstraints, model.MaxConstraintChars).req(),
 			enumList("allowedOperations", "the capabilities allowed; shell.exec is not one (put commands in testCommands)", 1, len(model.HandoffOperations), model.HandoffOperations...).req(),
-			enum("riskLevel", "low: docs, analysis, narrow files; medium: code edits, tests; high: broad refactors, installs, network, releases (waits for the operator)", "", model.HandoffRisks...).req(),
+			enum("riskLevel", "low: docs, analysis, narrow files; medium: code edits, tests; high: broad refactors, installs, network, releases (waits for the operator). The runtime raises it to what the operations ask", "", model.HandoffRisks...).req(),
 			strList("testCommands", "commands codexhost runs after the turn when run_tests is allowed", 0, model.MaxTestCommands, model.MaxTestCommandChars),
 			strList("expectedArtifacts", "files expected afterwards, relative to the project", 0, model.MaxArtifacts, model.MaxArtifactChars),
 			strList("acceptanceCriteria", "what done means", 0, model.MaxAcceptance, model.MaxAcceptanceChars),
@@ -210,7 +210,7 @@ type startedTask struct {
 func compactStart(t api.TaskInfo) map[string]any {
 	next := "poll codex.status with this taskId until the task ends, then call codex.result"
 	if t.Status == model.TaskAwaitingConfirmation {
-		next = "the task is high risk: ask the operator to confirm it (`codexhost task confirm " + t.TaskID + "`)"
+		next = "the task waits for the operator (its reason says why): ask the operator to confirm it (`codexhost task confirm " + t.TaskID + "`)"
 	}
 	return map[string]any{"task": startedTask{TaskID: t.TaskID, Link: t.Link, Status: t.Status, HandoffID: t.HandoffID, RiskLevel: t.RiskLevel,
 		Sandbox: t.Sandbox, TimeoutMs: t.TimeoutMs, Reason: t.Reason, Next: next}}
