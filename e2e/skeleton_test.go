@@ -47,7 +47,8 @@ func cliCode(t *testing.T, text string) string {
 // refused. Its own token makes it an agent that lists, sends to and cancels only its own
 // principal's threads.
 func TestNoSkeletonKeyBelowTheRuntime(t *testing.T) {
-	h := startHost(t, hostConfig{harnesses: map[string][]string{"sh": scriptHarness, "leaf": echoHarness}})
+	h := startHost(t, hostConfig{harnesses: map[string][]string{"sh": scriptHarness, "leaf": echoHarness},
+		env: []string{"OPENAI_API_KEY=sk-e2e-model-key"}})
 	bot := h.addClient("bot")
 	victim := h.addClient("victim")
 	victimThread := h.delegate(victim, "--harness", "sh", "--task", "sleep 60").Thread.ID
@@ -72,10 +73,14 @@ func TestNoSkeletonKeyBelowTheRuntime(t *testing.T) {
 		`echo "== parent-victim"`, `"$CODEXHOST_CLI_PATH" delegate start --harness leaf --task x --parent-thread ` + victimThread + ` 2>&1`,
 		`echo "== notify-victim"`, `"$CODEXHOST_CLI_PATH" thread watch "$CODEXHOST_THREAD_ID" --notify ` + victimThread + ` 2>&1`,
 		`echo "== watches"`, `"$CODEXHOST_CLI_PATH" thread watches 2>&1`,
+		`echo "== env"`, `env`,
 	}, "\n")
 	attacker := h.delegate(bot, "--harness", "sh", "--task", script)
 	answer := h.waitCompleted(bot, attacker.Thread.ID).Result.Text
 	got := sections(answer)
+	if strings.Contains(got["env"], "sk-e2e-model-key") || !strings.Contains(got["env"], "PATH=") {
+		t.Errorf("the external harness's environment holds the model key (or none was printed):\n%s", got["env"])
+	}
 	if strings.Contains(answer, "READ-A-TOKEN") {
 		t.Error("the harness read an operator token from the home")
 	}

@@ -201,9 +201,9 @@ func (h *Host) startHarnesses(endpoint string) error {
 		return err
 	}
 
-	base := harness.BaseEnv(h.opts.Environ, nil)
 	for _, name := range cfg.HarnessNames() {
 		hc := cfg.Harnesses[name]
+		base := harness.ExternalEnv(h.opts.Environ, hc.EnvPassthrough)
 		ext, err := harness.NewExternal(harness.ExternalConfig{Name: name, Command: hc.Command, Cwd: hc.Cwd, Env: hc.Env, Timeout: hc.Timeout.Duration}, harness.ExternalOptions{
 			TranscriptDir: filepath.Join(h.opts.Home, "transcripts"),
 			BaseEnv:       base,

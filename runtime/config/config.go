@@ -56,6 +56,9 @@ type Harness struct {
 	// AllowSandboxedCallers lets a thread confined by Codex's sandbox create threads on this
 	// harness, whose commands codexhost cannot confine: the operator's opt-in.
 	AllowSandboxedCallers bool `toml:"allow_sandboxed_callers,omitempty"`
+	// EnvPassthrough names variables of the runtime's environment the harness's turns get
+	// beyond the whitelist ("AWS_*" for a prefix); the model key only if named here.
+	EnvPassthrough []string `toml:"env_passthrough,omitempty"`
 	// What `harness inspect` reports and `delegate start --thinking` is checked against
 	// (harness_models.go).
 	Models          []HarnessModel `toml:"models,omitempty"`

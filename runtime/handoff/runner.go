@@ -17,6 +17,9 @@ type ThreadSpec struct {
 	Model         string
 	ModelProvider string
 	Config        map[string]any
+	// HideEnv names variables the thread's tool shells must not see: the provider's key,
+	// which only the App Server needs.
+	HideEnv []string
 	// Goal marks a goal thread (acceptance criteria or test commands), and Caller is who
 	// starts it: the thread is registered as a codexhost thread of that caller.
 	Goal   bool

@@ -84,6 +84,7 @@ func (p Provider) apply(st *ThreadSpec) {
 	def := map[string]any{"name": id, "base_url": p.Profile.BaseURL, "wire_api": "responses"}
 	if p.Profile.EnvKey != "" {
 		def["env_key"] = p.Profile.EnvKey
+		st.HideEnv = append(st.HideEnv, p.Profile.EnvKey)
 	}
 	if st.Config == nil {
 		st.Config = map[string]any{}

@@ -92,6 +92,29 @@ func BaseEnv(environ []string, passthrough []string) []string {
 	return procenvRender(vars)
 }
 
+// procenvModelSecrets are whitelisted for the App Server, which calls the model, and for no
+// one else unless named: an external harness gets the model key only when its config passes
+// it through.
+var procenvModelSecrets = map[string]bool{"OPENAI_API_KEY": true}
+
+// ExternalEnv is BaseEnv for an external harness: the same whitelist without the model's
+// key, unless passthrough names it.
+func ExternalEnv(environ []string, passthrough []string) []string {
+	named := map[string]bool{}
+	for _, p := range passthrough {
+		named[p] = true
+	}
+	out := BaseEnv(environ, passthrough)[:0:0]
+	for _, kv := range BaseEnv(environ, passthrough) {
+		name, _, _ := strings.Cut(kv, "=")
+		if procenvModelSecrets[name] && !named[name] {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
 // ThreadEnv is the whole environment of a process that runs a turn of threadID: base, then the
 // configured extra variables, then the connection variables of conn, then CODEXHOST_THREAD_ID
 // (when threadID is set). A later source overrides an earlier one for the same name. CODEXHOST_*

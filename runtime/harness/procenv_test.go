@@ -2,6 +2,7 @@ package harness
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -77,5 +78,20 @@ func TestThreadEnvWithoutThreadForTheAppServer(t *testing.T) {
 	want := []string{"CODEXHOST_CLI_PATH=c", "CODEXHOST_RUNTIME_ENDPOINT=e", "CODEXHOST_RUNTIME_TOKEN=t", "HOME=/h"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("ThreadEnv:\n got %q\nwant %q", got, want)
+	}
+}
+
+// The model key is whitelisted for the App Server only: an external harness gets it when its
+// config names it, and never by default.
+func TestExternalEnvHasTheModelKeyOnlyWhenNamed(t *testing.T) {
+	environ := []string{"PATH=/bin", "OPENAI_API_KEY=sk-secret", "OPENAI_BASE_URL=http://x"}
+	if got := strings.Join(ExternalEnv(environ, nil), " "); strings.Contains(got, "sk-secret") || !strings.Contains(got, "PATH=/bin") {
+		t.Fatalf("default external environment: %s", got)
+	}
+	if got := strings.Join(ExternalEnv(environ, []string{"OPENAI_API_KEY"}), " "); !strings.Contains(got, "OPENAI_API_KEY=sk-secret") {
+		t.Fatalf("with the key named: %s", got)
+	}
+	if got := strings.Join(BaseEnv(environ, nil), " "); !strings.Contains(got, "OPENAI_API_KEY=sk-secret") {
+		t.Fatalf("the App Server's environment lost the key: %s", got)
 	}
 }

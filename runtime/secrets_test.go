@@ -1,0 +1,51 @@
+package runtime
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
+)
+
+// A provider profile's key reaches the App Server, which sends it to the model's endpoint,
+// and never the task model's shell: `env` run by the model shows neither the key (under a
+// name no default exclude catches) nor any codexhost connection, so the task is a leaf.
+func TestProviderKeyNeverReachesTheModelsShell(t *testing.T) {
+	const secret = "provider-credential-5d1c"
+	th, root := handoffHost(t, hostOptions{codex: true, environ: []string{"LOCAL_LLM_AUTH=" + secret}}, func(c *config.Config) {
+		c.AppServer.Passthrough = []string{"LOCAL_LLM_AUTH"}
+	})
+	th.cfg.Handoff.Providers = map[string]config.HandoffProvider{"local": {Kind: "openai-compatible", BaseURL: th.fake.URL(), EnvKey: "LOCAL_LLM_AUTH", Model: "mock-model"}}
+	if err := config.Save(th.home, th.cfg); err != nil {
+		t.Fatal(err)
+	}
+	c := th.client("bot")
+	h := demoHandoff(projectDir(t, root, "shell-env"), "read")
+	h["objective"] = "Show the environment. [[mode:shell]] [[cmd:env]]"
+	created := createHandoff(t, c, h)
+	started := call[api.TaskStartResult](t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID, Provider: "local"})
+	waitTask(t, c, started.Task.TaskID, model.TaskCompleted, model.TaskFailed)
+	var outputs []string
+	for _, r := range th.fake.Requests() {
+		if got := r.Header.Get("Authorization"); got != "Bearer "+secret {
+			t.Fatalf("the profile's key did not reach the model's endpoint: %q", got)
+		}
+		if out, ok := r.ToolOutput(); ok {
+			outputs = append(outputs, out)
+		}
+	}
+	if len(outputs) == 0 {
+		t.Fatal("the model's shell never ran")
+	}
+	all := strings.Join(outputs, "\n")
+	if !strings.Contains(all, "PATH=") {
+		t.Fatalf("the shell printed no environment: %q", all)
+	}
+	for _, leak := range []string{secret, "CODEXHOST_RUNTIME_TOKEN", "CODEXHOST_RUNTIME_ENDPOINT"} {
+		if strings.Contains(all, leak) {
+			t.Errorf("the task model's shell sees %q", leak)
+		}
+	}
+}
