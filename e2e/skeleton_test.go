@@ -171,3 +171,35 @@ func TestNoSkeletonKeyNativeToolShellHasNoSecrets(t *testing.T) {
 		t.Fatalf("no environment printed:\n%s", all)
 	}
 }
+
+// The commands of a native thread codexhost starts cannot read the codexhost home nor Codex's
+// credentials and sessions, in either sandbox mode that confines them; the project and the
+// rest of the disk stay readable.
+func TestNoSkeletonKeyNativeThreadCannotReadTheHomes(t *testing.T) {
+	for _, sandbox := range []string{"", "workspace-write+network"} {
+		t.Run("sandbox="+sandbox, func(t *testing.T) {
+			h := startHost(t, hostConfig{sandbox: sandbox})
+			tok := h.addClient("ci")
+			secretFile := filepath.Join(h.home, "planted-secret")
+			authFile := filepath.Join(h.codexHome, "auth.json")
+			for path, text := range map[string]string{secretFile: "HOME-SECRET-1", authFile: `{"OPENAI_API_KEY":"AUTH-SECRET-2"}`} {
+				if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(h.work, "project-file"), []byte("PROJECT-OK"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, out := nativeToolCall(t, h, tok, `cat '`+secretFile+`' '`+authFile+`' '`+h.home+`/config.toml' project-file 2>&1; ls '`+h.codexHome+`/sessions' 2>&1`)
+			all := strings.Join(out.lines, "\n")
+			for _, secret := range []string{"HOME-SECRET-1", "AUTH-SECRET-2", "token_sha256", "rollout-"} {
+				if strings.Contains(all, secret) {
+					t.Errorf("the thread's command read %q:\n%s", secret, all)
+				}
+			}
+			if !strings.Contains(all, "PROJECT-OK") {
+				t.Errorf("the thread could not read its own project:\n%s", all)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/codexhost/codexhost/internal/peercred"
 	"github.com/codexhost/codexhost/model"
@@ -135,4 +136,29 @@ func (h *Host) removeOperatorTokenFile() {
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		h.logf("%s", fmt.Sprintf("remove the old operator token %s: %v", path, err))
 	}
+}
+
+// threadSecrets are the paths no native thread's commands may read (harness/native_confine.go):
+// what the codexhost home holds, and of each Codex home the credentials, every thread's sessions and the
+// state databases. The rest of a Codex home (skills, config) stays readable.
+func (h *Host) threadSecrets() []string {
+	// Every entry of the home but its socket, which a thread whose sandbox allows local
+	// connections uses to reach the runtime (as its own thread's agent).
+	var out []string
+	if ents, err := os.ReadDir(h.opts.Home); err == nil {
+		for _, e := range ents {
+			if e.Name() != SocketName {
+				out = append(out, filepath.Join(h.opts.Home, e.Name()))
+			}
+		}
+	}
+	homes := append([]string{defaultCodexHome(envLookup(h.opts.Environ))}, h.config().Catalog.CodexHomes...)
+	for _, home := range homes {
+		for _, name := range []string{"auth.json", "sessions", "archived_sessions", "history.jsonl", "log"} {
+			out = append(out, filepath.Join(home, name))
+		}
+		dbs, _ := filepath.Glob(filepath.Join(home, "*.sqlite*"))
+		out = append(out, dbs...)
+	}
+	return out
 }

@@ -192,6 +192,7 @@ func (h *Host) startHarnesses(endpoint string) error {
 		OnEvent: h.onHarnessEvent,
 		Now:     h.opts.Now,
 		Conn:    conn,
+		Hide:    h.threadSecrets,
 	})
 	h.harnesses[model.NativeHarness] = h.native
 	if err := h.startCatalog(cfg, appEnv, logDir); err != nil {

@@ -191,3 +191,22 @@ func call[R any](ctx context.Context, c Caller, method string, params any) (R, e
 	err := c.Call(ctx, method, params, &r)
 	return r, err
 }
+
+// MethodConfigRead reads the effective configuration.
+const MethodConfigRead = "config/read"
+
+// ConfigSandbox is the part of config/read a thread's confinement needs.
+type ConfigSandbox struct {
+	SandboxMode    string `json:"sandbox_mode"`
+	WorkspaceWrite *struct {
+		NetworkAccess bool `json:"network_access"`
+	} `json:"sandbox_workspace_write"`
+}
+
+// ConfigRead returns the sandbox settings in effect for a thread started in cwd.
+func (m Calls) ConfigRead(ctx context.Context, cwd string) (ConfigSandbox, error) {
+	res, err := call[struct {
+		Config ConfigSandbox `json:"config"`
+	}](ctx, m.c, MethodConfigRead, map[string]any{"cwd": cwd})
+	return res.Config, err
+}

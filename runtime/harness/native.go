@@ -28,6 +28,9 @@ type NativeOptions struct {
 	// Conn is what the tool shells of each thread get to reach the runtime
 	// (native_shellenv.go); its zero value gives them nothing.
 	Conn Env
+	// Hide lists the paths no thread's commands may read (native_confine.go): the codexhost
+	// home, Codex's credentials and sessions. nil confines nothing beyond the sandbox mode.
+	Hide func() []string
 }
 
 // Native runs threads in the official Codex App Server.
@@ -219,6 +222,10 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 		params.Config = map[string]any{"model_reasoning_effort": e}
 	}
 	bind := n.shellEnv(&params)
+	mode, network, err := n.confine(ctx, c, &params)
+	if err != nil {
+		return "", err
+	}
 	res, err := c.ThreadStart(ctx, params)
 	if err != nil {
 		var rpc *appserver.RPCError
@@ -230,7 +237,11 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 	}
 	id := model.ThreadID(res.Thread.ID)
 	bind(id)
-	n.setPolicy(id, policyFrom(res.Sandbox, res.ApprovalPolicy))
+	pol := policyFrom(res.Sandbox, res.ApprovalPolicy)
+	if mode != "" {
+		pol.Sandbox, pol.Network = mode, network // under a profile the legacy field says little
+	}
+	n.setPolicy(id, pol)
 	n.mu.Lock()
 	if n.conn != nil && n.conn.c == c && n.threads[id] == nil {
 		n.threads[id] = &nativeThread{status: nativeStatus(res.Thread.Status.Type)}
@@ -254,12 +265,19 @@ func (n *Native) shellEnv(params *appserver.ThreadStartParams) (bind func(model.
 
 // resumeConfig is the config override of thread/resume: a thread loaded again (after an
 // unload or a restart of the runtime) gets a token of this runtime.
-func (n *Native) resumeConfig(id model.ThreadID) map[string]any {
+func (n *Native) resumeConfig(id model.ThreadID, cwd string) map[string]any {
 	conn := n.opts.Conn
+	var cfg map[string]any
 	if conn.Tokens == nil {
-		return withToolShell(nil, nil, nil)
+		cfg = withToolShell(nil, nil, nil)
+	} else {
+		cfg = withToolShell(nil, conn.Vars(conn.TokenFor(id)), nil)
 	}
-	return withToolShell(nil, conn.Vars(conn.TokenFor(id)), nil)
+	// The profile again, with the paths to hide as they are now.
+	if pol, ok := n.PolicyOf(id); ok && n.opts.Hide != nil && pol.Sandbox != SandboxFull && cwd != "" {
+		cfg = withProfile(cfg, profileRules(pol.Sandbox, pol.Network, cwd, n.opts.Hide()))
+	}
+	return cfg
 }
 
 func firstSet(a, b string) string {
@@ -364,10 +382,12 @@ func (n *Native) send(ctx context.Context, id model.ThreadID, text string, sandb
 
 // resume loads a stored thread into this App Server, which turn/start requires.
 func (n *Native) resume(ctx context.Context, c *appserver.Client, id model.ThreadID, th appserver.Thread) error {
-	res, err := c.ThreadResume(ctx, appserver.ThreadResumeParams{ThreadID: string(id), ExcludeTurns: true, Config: n.resumeConfig(id)})
+	res, err := c.ThreadResume(ctx, appserver.ThreadResumeParams{ThreadID: string(id), ExcludeTurns: true, Config: n.resumeConfig(id, th.Cwd)})
 	switch {
 	case err == nil:
-		n.setPolicy(id, policyFrom(res.Sandbox, res.ApprovalPolicy))
+		if _, known := n.PolicyOf(id); !known {
+			n.setPolicy(id, policyFrom(res.Sandbox, res.ApprovalPolicy))
+		}
 		return nil
 	case appserver.RPCHas(err, "active writer"):
 		return model.Errorf(model.CodeFailedPrecondition, "finish or close the thread in that Codex process, then send again",

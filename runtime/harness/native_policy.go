@@ -12,6 +12,7 @@ import (
 type ThreadPolicy struct {
 	Sandbox  string // read-only | workspace-write | danger-full-access
 	Approval string // Codex's approval policy; "" when not reported
+	Network  bool   // its commands reach the network (a workspace-write thread's setting)
 }
 
 // Sandboxed reports whether the policy confines the thread's commands at all.
