@@ -120,7 +120,7 @@ func printResult(w io.Writer, asJSON bool, res any, human func(io.Writer)) error
 		enc.SetEscapeHTML(false)
 		return enc.Encode(res)
 	}
-	human(w)
+	writeHuman(w, human)
 	return nil
 }
 
