@@ -95,6 +95,10 @@ func Restore(home, path string, o RestoreOptions, now time.Time) (RestoreInfo, e
 			return fmt.Errorf("store: put the restored database in place: %w", err)
 		}
 		placed = true
+		// The loss it recorded was of the database now set aside.
+		if err := os.Remove(filepath.Join(home, LostWritesFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
 		return nil
 	}
 	if present {
