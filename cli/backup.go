@@ -72,14 +72,15 @@ func dialLocalRuntime(ctx context.Context, home string) (*api.Client, error) {
 }
 
 func newRestoreCmd() *cobra.Command {
-	var asJSON, replace bool
+	var asJSON bool
+	var o runtime.RestoreOptions
 	cmd := &cobra.Command{
-		Use:   "restore FILE [--replace] [--json]",
+		Use:   "restore FILE [--replace] [--allow-empty] [--json]",
 		Short: "Put a backup written by `codexhost backup` in place of the home's database",
 		Long: "Load FILE (written by `codexhost backup`) into a fresh database and put it in place of the home's. " +
 			"No runtime may be running on the home. A database that holds records, or one that cannot be opened " +
 			"because it is damaged, is replaced only with --replace, and then moved to db-replaced-<time> in the " +
-			"home, never deleted.",
+			"home, never deleted. The whole file is checked first; a backup without records is refused unless --allow-empty is given.",
 		Args: backupFileArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			home, err := homeDir(cmd.Context())
@@ -92,7 +93,7 @@ func newRestoreCmd() *cobra.Command {
 				return model.Errorf(model.CodeFailedPrecondition, "stop every codexhost runtime on this home (the terminal app, `codexhost serve`), then restore",
 					"a runtime is serving the home %s", home)
 			}
-			info, err := runtime.RestoreHome(home, args[0], replace, time.Now())
+			info, err := runtime.RestoreHome(home, args[0], o, time.Now())
 			if err != nil {
 				return err
 			}
@@ -104,7 +105,8 @@ func newRestoreCmd() *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&replace, "replace", false, "replace a database that holds records or is damaged (it is kept beside the new one)")
+	cmd.Flags().BoolVar(&o.Replace, "replace", false, "replace a database that holds records or is damaged (it is kept beside the new one)")
+	cmd.Flags().BoolVar(&o.AllowEmpty, "allow-empty", false, "accept a backup without records (the store is then empty)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
@@ -116,7 +118,7 @@ func printResult(w io.Writer, asJSON bool, res any, human func(io.Writer)) error
 		enc.SetEscapeHTML(false)
 		return enc.Encode(res)
 	}
-	human(w)
+	writeHuman(w, human)
 	return nil
 }
 

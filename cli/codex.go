@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/termsafe"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
@@ -51,7 +52,7 @@ func newCodexInstallCmd() *cobra.Command {
 			errw := cmd.ErrOrStderr()
 			err := o.callEvents(cmd, api.MethodCodexInstall, api.CodexInstallParams{Progress: true}, &res, func(ev api.Event) {
 				if ev.Type == api.EventCodexInstall && ev.Install != nil {
-					fmt.Fprintln(errw, ev.Install.Line)
+					fmt.Fprintln(errw, termsafe.String(ev.Install.Line))
 				}
 			})
 			if err != nil {

@@ -69,7 +69,7 @@ func newDoctorCmd() *cobra.Command {
 					return err
 				}
 			} else {
-				printDoctor(w, rep)
+				writeHuman(w, func(w io.Writer) { printDoctor(w, rep) })
 			}
 			return doctorProblems(rep)
 		},

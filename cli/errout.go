@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/termsafe"
 	"github.com/codexhost/codexhost/model"
 )
 
@@ -34,7 +35,7 @@ func printError(w io.Writer, cmd *cobra.Command, args []string, err error) int {
 	if errorsAsJSON(cmd, args) {
 		fmt.Fprintln(w, string(me.JSON()))
 	} else {
-		fmt.Fprint(w, me.Text())
+		fmt.Fprint(w, termsafe.String(me.Text()))
 	}
 	return me.ExitCode()
 }

@@ -30,7 +30,7 @@ func newThreadMarkersCmd(a *agentCommand) *cobra.Command {
 			if err := c.Call(ctx, api.MethodThreadMarkers, p, &res); err != nil {
 				return err
 			}
-			printMarkers(cmd.OutOrStdout(), res)
+			writeHuman(cmd.OutOrStdout(), func(w io.Writer) { printMarkers(w, res) })
 			return nil
 		},
 	}

@@ -62,7 +62,7 @@ func (o *operatorCommand) print(cmd *cobra.Command, res any, human func(io.Write
 		enc.SetEscapeHTML(false)
 		return enc.Encode(res)
 	}
-	human(w)
+	writeHuman(w, human)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/termsafe"
 	"github.com/codexhost/codexhost/model"
 )
 
@@ -27,6 +28,15 @@ func (f *formatFlag) validate() error {
 		return model.Errorf(model.CodeInvalidArgument, "use --format json or --format compact", "unknown format %q", f.format)
 	}
 	return nil
+}
+
+// writeHuman runs human, the form of a result for people, on w through a termsafe.Writer:
+// the text it prints comes from threads, sessions, clients and files, and no escape sequence
+// or bidi control in it may reach the terminal. JSON output is exact and never goes this way.
+func writeHuman(w io.Writer, human func(io.Writer)) {
+	sw := termsafe.NewWriter(w)
+	human(sw)
+	sw.Flush()
 }
 
 // print writes one JSON document on stdout.

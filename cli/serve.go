@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/termsafe"
 	"github.com/codexhost/codexhost/runtime"
 )
 
@@ -37,7 +38,7 @@ func newServeCmd() *cobra.Command {
 					fmt.Fprintln(out, string(b))
 					return
 				}
-				fmt.Fprintln(out, human)
+				fmt.Fprintln(out, termsafe.String(human))
 			}
 			endpoints := func() string { return strings.Join(host.Endpoints(), " and ") }
 			ctx, cancel := context.WithCancelCause(ctx)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codexhost/codexhost/internal/agentskill"
+	"github.com/codexhost/codexhost/internal/termsafe"
 	"github.com/codexhost/codexhost/model"
 )
 
@@ -64,6 +65,8 @@ func printSkill(w io.Writer, roots []agentskill.RootStatus, asJSON bool) error {
 		_, err = fmt.Fprintln(w, string(b))
 		return err
 	}
+	w = termsafe.NewWriter(w)
+	defer termsafe.Unwrap(w)
 	for _, r := range roots {
 		line := fmt.Sprintf("%-9s %s", r.State, r.Path)
 		if r.Action != "" {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codexhost/codexhost/internal/table"
+	"github.com/codexhost/codexhost/internal/termsafe"
 )
 
 // tableFlags are the flags of a command that prints a table: --sort COLUMN.
@@ -30,7 +31,7 @@ func (f *tableFlags) show(cmd *cobra.Command, w io.Writer, t table.Table, indent
 	_ = t.Sort(f.sort) // checked before the call
 	o := tableOptions(cmd)
 	o.Indent = indent
-	_ = t.Render(w, o)
+	_ = t.Render(termsafe.Unwrap(w), o) // the table cleans its own cells and adds its colours
 }
 
 // tableOptions reads the terminal of the command's stdout, the environment and --no-color.

@@ -54,9 +54,12 @@ func BackupHome(home, path string, now time.Time) (api.StoreBackupResult, error)
 	return api.StoreBackupResult{Path: info.Path, Bytes: info.Bytes, At: info.At, Since: info.Since}, nil
 }
 
+// RestoreOptions are the choices of a restore; see store.RestoreOptions.
+type RestoreOptions = store.RestoreOptions
+
 // RestoreHome puts a backup in place of the home's database; see store.Restore.
-func RestoreHome(home, path string, replace bool, now time.Time) (store.RestoreInfo, error) {
-	return store.Restore(home, path, replace, now)
+func RestoreHome(home, path string, o RestoreOptions, now time.Time) (store.RestoreInfo, error) {
+	return store.Restore(home, path, o, now)
 }
 
 // VerifyStore checks the home's database without changing it; see store.Verify.

@@ -56,7 +56,7 @@ func TestBackupWhileWritingRestoresIntoEmptyHome(t *testing.T) {
 	}
 
 	fresh := filepath.Join(t.TempDir(), "fresh")
-	rinfo, err := Restore(fresh, file, false, backupClock)
+	rinfo, err := Restore(fresh, file, RestoreOptions{}, backupClock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,14 +91,14 @@ func TestRestoreRefusesNonEmptyAndHeldHomes(t *testing.T) {
 	if err := ts.Put("note", "own", note{Record{V: 1}, "target's own"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Restore(target, file, true, backupClock); !model.IsCode(err, model.CodeFailedPrecondition) {
+	if _, err := Restore(target, file, RestoreOptions{Replace: true}, backupClock); !model.IsCode(err, model.CodeFailedPrecondition) {
 		t.Fatalf("restore into a held home: %v, want FAILED_PRECONDITION", err)
 	}
 	_ = ts.Close()
-	if _, err := Restore(target, file, false, backupClock); !model.IsCode(err, model.CodeFailedPrecondition) {
+	if _, err := Restore(target, file, RestoreOptions{}, backupClock); !model.IsCode(err, model.CodeFailedPrecondition) {
 		t.Fatalf("restore over records without replace: %v, want FAILED_PRECONDITION", err)
 	}
-	info, err := Restore(target, file, true, backupClock)
+	info, err := Restore(target, file, RestoreOptions{Replace: true}, backupClock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,10 +122,10 @@ func TestRestoreReplacesDamagedStore(t *testing.T) {
 	if rep := Verify(home); rep.Error == nil || rep.Error.Code != model.CodeStoreDamaged {
 		t.Fatalf("Verify of a damaged store = %+v", rep)
 	}
-	if _, err := Restore(home, file, false, backupClock); !model.IsCode(err, model.CodeFailedPrecondition) {
+	if _, err := Restore(home, file, RestoreOptions{}, backupClock); !model.IsCode(err, model.CodeFailedPrecondition) {
 		t.Fatalf("restore over a damaged store without replace: %v", err)
 	}
-	if _, err := Restore(home, file, true, backupClock); err != nil {
+	if _, err := Restore(home, file, RestoreOptions{Replace: true}, backupClock); err != nil {
 		t.Fatal(err)
 	}
 	if rep := Verify(home); rep.Error != nil {

@@ -57,6 +57,16 @@ func runChild(mode, home string) int {
 			return fail(err)
 		}
 		return 0
+	case "threads":
+		// Records that stay in the memtable: the parent SIGKILLs us before any flush.
+		for i := range lossThreads {
+			if err := s.Put("thread", fmt.Sprintf("t%02d", i), note{Record{V: 1}, "a thread"}); err != nil {
+				return fail(err)
+			}
+		}
+		fmt.Println("written")
+		time.Sleep(time.Minute)
+		return 3
 	case "putsync":
 		if err := s.Put("note", "plain", note{Record{V: 1}, "committed"}); err != nil {
 			return fail(err)

@@ -166,6 +166,9 @@ func (s *Store) sweeper(interval time.Duration) {
 			if err := sweepModes(s.dir); err != nil {
 				s.log.Warningf("%v", err)
 			}
+			if err := writeLedger(s.dir, &s.ledger); err != nil {
+				s.log.Warningf("%v", err)
+			}
 		}
 	}
 }

@@ -23,12 +23,21 @@ type RestoreInfo struct {
 	At       time.Time `json:"at"`
 }
 
+// RestoreOptions are the choices of a restore.
+type RestoreOptions struct {
+	// Replace puts the backup in place of a database that holds records or cannot be opened.
+	Replace bool
+	// AllowEmpty accepts a backup without records, which would empty the store.
+	AllowEmpty bool
+}
+
 // Restore loads the backup at path (written by BackupTo) into a fresh database and puts it in
-// place of the home's. No runtime may hold the home. A database that holds records, or that
-// cannot be opened (damaged), is replaced only with replace; it is moved to
-// db-replaced-<time> beside the new one, never deleted. A backup that fails to load leaves the
-// home as it was.
-func Restore(home, path string, replace bool, now time.Time) (RestoreInfo, error) {
+// place of the home's. No runtime may hold the home. The whole file is checked first: one not
+// in the backup format, or one without records (unless o.AllowEmpty), is refused before the
+// store is touched. A database that holds records, or that cannot be opened (damaged), is
+// replaced only with o.Replace; it is moved to db-replaced-<time> beside the new one, never
+// deleted. A backup that fails to load leaves the home as it was, with no staging directory.
+func Restore(home, path string, o RestoreOptions, now time.Time) (RestoreInfo, error) {
 	home, err := filepath.Abs(home)
 	if err != nil {
 		return RestoreInfo{}, err
@@ -41,21 +50,34 @@ func Restore(home, path string, replace bool, now time.Time) (RestoreInfo, error
 		return RestoreInfo{}, model.Errorf(model.CodeInvalidArgument, "name a file written by `codexhost backup`", "cannot read the backup %s: %v", path, err)
 	}
 	defer src.Close()
+	records, err := checkBackup(src, path)
+	if err != nil {
+		return RestoreInfo{}, err
+	}
+	if records == 0 && !o.AllowEmpty {
+		return RestoreInfo{}, model.Errorf(model.CodeFailedPrecondition, "add --allow-empty to restore it all the same (the store is then empty)",
+			"the backup %s holds no records", path)
+	}
 	dir := filepath.Join(home, DBDir)
 	_, present, err := exists(dir)
 	if err != nil {
 		return RestoreInfo{}, err
 	}
 	if present {
-		if err := checkReplaceable(home, replace); err != nil {
+		if err := checkReplaceable(home, o.Replace); err != nil {
 			return RestoreInfo{}, err
 		}
 	}
 	stamp := now.UTC().Format("20060102T150405Z")
 	staging := filepath.Join(home, "db-restore-"+stamp)
-	records, err := loadInto(staging, bufio.NewReaderSize(src, 1<<20))
+	placed := false
+	defer func() {
+		if !placed {
+			_ = os.RemoveAll(staging) // only what this call created
+		}
+	}()
+	records, err = loadInto(staging, bufio.NewReaderSize(src, 1<<20))
 	if err != nil {
-		_ = os.RemoveAll(staging) // only what this call created
 		return RestoreInfo{}, err
 	}
 	info := RestoreInfo{From: path, Records: records, At: now.UTC()}
@@ -66,7 +88,18 @@ func Restore(home, path string, replace bool, now time.Time) (RestoreInfo, error
 				return fmt.Errorf("store: move the old database aside: %w", err)
 			}
 		}
-		return os.Rename(staging, dir)
+		if err := os.Rename(staging, dir); err != nil {
+			if present {
+				_ = os.Rename(info.Replaced, dir) // the home keeps what it had
+			}
+			return fmt.Errorf("store: put the restored database in place: %w", err)
+		}
+		placed = true
+		// The loss it recorded was of the database now set aside.
+		if err := os.Remove(filepath.Join(home, LostWritesFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
 	}
 	if present {
 		err = withDirLock(dir, swap)
@@ -125,7 +158,7 @@ func loadInto(dir string, r *bufio.Reader) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("store: open %s: %w", dir, err)
 	}
-	if err := db.Load(r, 64); err != nil {
+	if err := loadRecovered(db, r); err != nil {
 		_ = db.Close()
 		return 0, model.Errorf(model.CodeInvalidArgument, "name a complete file written by `codexhost backup`", "the backup cannot be loaded: %v", err)
 	}

@@ -71,6 +71,7 @@ type Store struct {
 	closeErr  error
 	stopSweep chan struct{}
 	sweepDone chan struct{}
+	ledger    memLedger // the memtable ledger last written (see memledger.go); the sweeper's
 }
 
 // Open opens (creating if needed) the database of the home directory home. The home is
@@ -96,7 +97,7 @@ func Open(home string, opts Options) (*Store, error) {
 	bo := badgerOptions(dir, opts)
 	// Take badger's own lock first (badger's error for it is a flattened string) and, while
 	// holding it, refuse a damaged database before badger would drop data from it.
-	if err := withDirLock(dir, func() error { return checkIntegrity(dir, bo, func(path string) error { return setAside(dir, path) }) }); err != nil {
+	if err := withDirLock(dir, func() error { return checkOpenable(home, dir, bo) }); err != nil {
 		return nil, err
 	}
 	db, err := openBadger(dir, bo)
@@ -117,12 +118,29 @@ func Open(home string, opts Options) (*Store, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	if err := writeLedger(dir, &s.ledger); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	interval := opts.sweepInterval
 	if interval <= 0 {
 		interval = defaultSweepInterval
 	}
 	go s.sweeper(interval)
 	return s, nil
+}
+
+// checkOpenable refuses a damaged database before badger would drop data from it, and notes
+// writes lost with a memtable file (badger would open what is left without a word).
+func checkOpenable(home, dir string, bo badger.Options) error {
+	if err := checkIntegrity(dir, bo, func(path string) error { return setAside(dir, path) }); err != nil {
+		return err
+	}
+	lost, err := lostMemtables(dir)
+	if err != nil || len(lost) == 0 {
+		return err
+	}
+	return noteLoss(home, lost, time.Now())
 }
 
 func badgerOptions(dir string, opts Options) badger.Options {
@@ -172,6 +190,9 @@ func (s *Store) Close() error {
 		// Close flushes memtables into new tables: fix their modes too.
 		if serr := sweepModes(s.dir); err == nil {
 			err = serr
+		}
+		if lerr := writeLedger(s.dir, nil); err == nil {
+			err = lerr
 		}
 		if err != nil {
 			s.closeErr = fmt.Errorf("store: close %s: %w", s.dir, err)

@@ -48,6 +48,8 @@ func Verify(home string) VerifyReport {
 	}
 	if err != nil {
 		rep.Error = model.AsError(err)
+	} else {
+		rep.Error = checkLoss(home, dir)
 	}
 	return rep
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
+	"github.com/codexhost/codexhost/internal/termsafe"
 	"github.com/codexhost/codexhost/keymap"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
@@ -174,8 +175,8 @@ func clean(s string) string {
 		return s
 	}
 	s = ansi.Strip(s)
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' && r != '\n' || r == 0x7f }) {
-		return s
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 }) {
+		return termsafe.String(s) // bidi controls shown, not obeyed
 	}
 	var b strings.Builder
 	for _, r := range s {
@@ -189,7 +190,7 @@ func clean(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	return termsafe.String(b.String())
 }
 
 // oneLine is clean text on one line.

@@ -5,6 +5,8 @@ import (
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/codexhost/codexhost/internal/termsafe"
 )
 
 // frag is text in one style; a line is frags side by side.
@@ -192,11 +194,12 @@ func cut(l line, width int) []line {
 }
 
 // clean makes text safe to print: control characters (an escape sequence in a message
-// would drive the terminal) and invalid UTF-8 show as U+FFFD, tabs as spaces.
+// would drive the terminal) and invalid UTF-8 show as U+FFFD, tabs as spaces, bidi controls
+// as <U+XXXX>.
 func clean(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' }) {
-		return s
+		return termsafe.String(s)
 	}
 	var b strings.Builder
 	for _, r := range s {
@@ -211,5 +214,5 @@ func clean(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	return termsafe.String(b.String())
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/codexhost/codexhost/internal/termsafe"
 	"github.com/codexhost/codexhost/model"
 )
 
@@ -279,12 +280,12 @@ func cellText(c Cell, now time.Time) string {
 // terminal.
 func oneLine(s string) string {
 	s = ansi.Strip(s)
-	return strings.Map(func(r rune) rune {
+	return termsafe.String(strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
 			return ' '
 		}
 		return r
-	}, s)
+	}, s)) // bidi controls and invalid UTF-8 are left
 }
 
 func paint(s string, st Style, color, header bool) string {

@@ -161,7 +161,7 @@ func (s *Server) ListenTCP(addr string) (endpoint string, err error) {
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return "", model.AsError(fmt.Errorf("listen on %s: %w", addr, err))
+		return "", listenError(addr, err)
 	}
 	ln := &listener{l: l, endpoint: TCPEndpoint(l.Addr().String())}
 	if err := s.addListener(ln); err != nil {

@@ -92,11 +92,14 @@ type Client struct {
 }
 
 type process struct {
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	stderr  *os.File
-	writeMu sync.Mutex
-	nextID  atomic.Int64
+	cmd *exec.Cmd
+	// pid is the App Server's own; supervised says cmd is its supervisor (see startServer).
+	pid        int
+	supervised bool
+	stdin      io.WriteCloser
+	stderr     *os.File
+	writeMu    sync.Mutex
+	nextID     atomic.Int64
 
 	pendingMu sync.Mutex
 	pending   map[int64]chan rpcResult
@@ -168,8 +171,8 @@ func (c *Client) spawn(ctx context.Context) (*process, error) {
 	// A non-nil empty slice: exec inherits the parent's environment when Env is nil.
 	cmd.Env = append([]string{}, c.cfg.Env...)
 	cmd.Dir = c.cfg.Dir
-	// Own process group so that the npm wrapper and anything it spawns die together.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Own process group (and supervisor) so that the npm wrapper and anything it spawns die
+	// together: see startServer.
 
 	var stderr *os.File
 	if c.cfg.StderrLog != "" {
@@ -190,11 +193,12 @@ func (c *Client) spawn(ctx context.Context) (*process, error) {
 		closeFile(stderr)
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	pid, supervised, err := startServer(cmd, c.cfg.InitTimeout)
+	if err != nil {
 		closeFile(stderr)
 		return nil, model.Errorf(model.CodeAppServerUnavailable, locateHint, "start %s app-server: %v", c.cfg.Bin, err)
 	}
-	p := &process{cmd: cmd, stdin: stdin, stderr: stderr, pending: map[int64]chan rpcResult{}, done: make(chan struct{})}
+	p := &process{cmd: cmd, pid: pid, supervised: supervised, stdin: stdin, stderr: stderr, pending: map[int64]chan rpcResult{}, done: make(chan struct{})}
 	if err := c.attach(ctx, p, stdout); err != nil {
 		return nil, err
 	}
@@ -312,8 +316,8 @@ func (c *Client) Info() InitializeResult {
 
 // Pid of the current App Server process (the process group leader).
 func (c *Client) Pid() int {
-	if p := c.current(); p != nil && p.cmd != nil && p.cmd.Process != nil {
-		return p.cmd.Process.Pid
+	if p := c.current(); p != nil {
+		return p.pid
 	}
 	return 0
 }
@@ -361,7 +365,8 @@ func (c *Client) Close() error {
 			p.kill()
 			<-p.done
 		}
-		// The native server may have children of its own; the group dies with it.
+		// Whatever is left of its group dies with it (the supervisor, when there is one, has
+		// already ended all below it).
 		if p.cmd != nil && p.cmd.Process != nil {
 			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"syscall"
 )
 
 // readLoop owns stdout. It never blocks on a consumer: responses go to buffered channels,
@@ -217,7 +216,5 @@ func (p *process) forget(id int64) {
 // wrapper killed first would leave it running.
 func (p *process) kill() {
 	_ = p.stdin.Close()
-	if p.cmd != nil && p.cmd.Process != nil {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	}
+	p.killGroup()
 }

@@ -16,11 +16,13 @@ import (
 
 // extProc is a started turn process and the parent's ends of its pipes.
 type extProc struct {
-	cmd    *exec.Cmd
-	pgid   int
-	stdin  *os.File
-	stdout *os.File
-	stderr *os.File // nil when stderr goes to /dev/null
+	cmd  *exec.Cmd
+	pgid int
+	// supervised: the process is the supervisor of the command (see superviseTurn).
+	supervised bool
+	stdin      *os.File
+	stdout     *os.File
+	stderr     *os.File // nil when stderr goes to /dev/null
 }
 
 // startProcess starts the command in a process group of its own, so that a stop reaches
@@ -35,7 +37,7 @@ func (x *External) startProcess(id model.ThreadID, cwd, effort string) (*extProc
 		cmd.Env = append(cmd.Env, EnvEffort+"="+effort)
 	}
 	cmd.SysProcAttr = extSysProcAttr()
-	superviseTurn(cmd) // the turn's whole process group ends with the runtime
+	supervised := superviseTurn(cmd) // all the turn starts ends with it, or with the runtime
 
 	// child holds the ends the process gets, parent the ends the runtime keeps.
 	var parent, child []*os.File
@@ -44,7 +46,7 @@ func (x *External) startProcess(id model.ThreadID, cwd, effort string) (*extProc
 			f.Close()
 		}
 	}
-	p := &extProc{cmd: cmd}
+	p := &extProc{cmd: cmd, supervised: supervised}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -84,8 +86,9 @@ func (x *External) startProcess(id model.ThreadID, cwd, effort string) (*extProc
 
 // abandon kills a process whose turn could not be recorded.
 func (p *extProc) abandon() {
-	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
-	_ = p.cmd.Wait()
+	waitc := make(chan error, 1)
+	go func() { waitc <- p.cmd.Wait() }()
+	_ = killTurn(p, waitc, extKillGrace)
 	p.stdin.Close()
 	p.stdout.Close()
 	if p.stderr != nil {
@@ -192,10 +195,10 @@ func (x *External) runTurn(id model.ThreadID, th *extThread, run *extRun, p *ext
 		x.mu.Lock()
 		reason = run.reason
 		x.mu.Unlock()
-		waitErr = x.terminate(p.pgid, waitc)
+		waitErr = x.terminate(p, waitc)
 	case <-timeout:
 		reason = extStopTimeout
-		waitErr = x.terminate(p.pgid, waitc)
+		waitErr = x.terminate(p, waitc)
 	}
 	// Whatever the process left running in its group would outlive the turn with the runtime's
 	// token. A group id is not reused while a member lives; with none left this signal finds
@@ -257,8 +260,8 @@ func extCollect[T any](c <-chan T, f *os.File) T {
 
 // terminate asks the process group to stop, then kills it after the grace. It returns the
 // result of Wait.
-func (x *External) terminate(pgid int, waitc <-chan error) error {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+func (x *External) terminate(p *extProc, waitc <-chan error) error {
+	_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
 	t := time.NewTimer(x.killGrace)
 	defer t.Stop()
 	select {
@@ -266,8 +269,7 @@ func (x *External) terminate(pgid int, waitc <-chan error) error {
 		return err
 	case <-t.C:
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	return <-waitc
+	return killTurn(p, waitc, x.killGrace)
 }
 
 // outcome maps how the process ended to a turn status and a short error. The error never

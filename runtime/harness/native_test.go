@@ -525,7 +525,7 @@ func TestNativeRestartAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := n.client(t).Pid()
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil { // the App Server itself dies
 		t.Fatal(err)
 	}
 	ev := n.waitEnd(t, id, running)

@@ -15,6 +15,3 @@ func extSysProcAttr() *syscall.SysProcAttr {
 
 // DieWithParent does nothing here: the platform has no parent-death signal.
 func DieWithParent(cmd *exec.Cmd) {}
-
-// superviseTurn does nothing here: without a parent-death signal there is no supervisor.
-func superviseTurn(cmd *exec.Cmd) {}
