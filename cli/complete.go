@@ -14,7 +14,7 @@ import (
 )
 
 // Shell completion of ids, answered by the runtime that holds the home. A completion never
-// starts a runtime (nor, with it, an App Server), never creates the operator token, and says
+// starts a runtime (nor, with it, an App Server), never creates the home, and says
 // nothing when no runtime answers quickly: the shell then offers no candidates.
 
 // completionTimeout bounds a completion: the shell waits for it while the person types.

@@ -248,14 +248,20 @@ func appServerPid(t *testing.T, h *host) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The App Server runs under its supervisor, a child of serve.
 	var found []string
-	for _, pid := range childPids(h.serve.Process.Pid) {
+	var below []int
+	for _, sup := range childPids(h.serve.Process.Pid) {
+		below = append(below, sup)
+		below = append(below, childPids(sup)...)
+	}
+	for _, pid := range below {
 		if exe, err := os.Readlink("/proc/" + itoa(pid) + "/exe"); err == nil && exe == codex {
 			found = append(found, itoa(pid))
 		}
 	}
 	if len(found) != 1 {
-		t.Fatalf("want one codex child of serve (pid %d), found %v", h.serve.Process.Pid, found)
+		t.Fatalf("want one codex process below serve (pid %d), found %v", h.serve.Process.Pid, found)
 	}
 	return found[0]
 }

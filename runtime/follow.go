@@ -110,7 +110,6 @@ func (h *Host) follow(ctx context.Context, f *follower) {
 type follower struct {
 	h        *Host
 	endpoint string
-	token    string
 
 	mu   sync.Mutex
 	conn *api.Client
@@ -132,7 +131,7 @@ func (f *follower) client(ctx context.Context) (*api.Client, <-chan struct{}, er
 			return f.conn, f.lost, nil
 		}
 	}
-	c, err := api.Dial(ctx, f.endpoint, f.token)
+	c, err := api.Dial(ctx, f.endpoint, "") // as the home's operator, by who it is
 	if err != nil {
 		return nil, nil, err
 	}
@@ -195,7 +194,7 @@ func mustJSON(v any) json.RawMessage {
 }
 
 // forwarded runs a request a follower passed on. Only the operator client may assert another
-// caller (forwardPolicy): its token already owns the home (it can rewrite config.toml), so
+// caller (forwardPolicy): it is the home's user outside the runtime (it can rewrite config.toml), so
 // trusting it grants nothing new. Forwarded callers are named clients (external or node),
 // never the runtime's own processes.
 func (h *Host) forwarded(ctx context.Context, p api.ForwardParams) (any, error) {

@@ -204,7 +204,8 @@ func TestNativeDelegationIsReadableAtOnce(t *testing.T) {
 // Scenario: S000-06
 func TestS000_08_SeveralActiveNativeThreadsMakeTheCallerAmbiguous(t *testing.T) {
 	// An operator: listing, sending to and cancelling sessions codexhost did not start need its scopes.
-	th := newTestHost(t, hostOptions{codex: true, operators: []string{"bot"}})
+	// shell is opened to sandboxed authors: the native parents run in Codex's read-only sandbox.
+	th := newTestHost(t, hostOptions{codex: true, operators: []string{"bot"}, harnesses: sandboxedCallersAllowed("shell")})
 	c, rt := th.client("bot"), th.runtimeClient()
 	cwd := t.TempDir()
 	n1 := string(startNative(t, th, slowTask+" one"))
