@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -72,8 +73,50 @@ func Descends(pid, root int) (bool, error) {
 	return false, fmt.Errorf("peercred: no end to the ancestry of %d", pid)
 }
 
-// Descendants lists the processes below root (not root itself), from one pass over /proc.
+// Descendants lists the processes below root (not root itself): down the kernel's lists of
+// children where it keeps them (a cost in the number of descendants), else from one pass
+// over /proc.
 func Descendants(root int) ([]int, error) {
+	if out, ok := descendantsByChildren(root); ok {
+		return out, nil
+	}
+	return descendantsByScan(root)
+}
+
+// descendantsByChildren walks /proc/PID/task/TID/children; false where the kernel has none.
+func descendantsByChildren(root int) ([]int, bool) {
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		tasks, err := os.ReadDir("/proc/" + strconv.Itoa(p) + "/task")
+		if err != nil {
+			if p == root {
+				return nil, false
+			}
+			continue // it exited meanwhile
+		}
+		for _, t := range tasks {
+			b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/task/" + t.Name() + "/children")
+			if err != nil {
+				if p == root && errors.Is(err, os.ErrNotExist) {
+					return nil, false
+				}
+				continue
+			}
+			for _, f := range strings.Fields(string(b)) {
+				if c, err := strconv.Atoi(f); err == nil {
+					out = append(out, c)
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	return out, true
+}
+
+func descendantsByScan(root int) ([]int, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err

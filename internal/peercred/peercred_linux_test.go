@@ -71,6 +71,11 @@ func TestDescendsFollowsTheWholeAncestry(t *testing.T) {
 	if err != nil || !slices.Contains(all, grandchild) || !slices.Contains(all, cmd.Process.Pid) {
 		t.Fatalf("Descendants = %v, %v; want the child %d and grandchild %d", all, err, cmd.Process.Pid, grandchild)
 	}
+	// Reparented to init after setsid: the grandchild stays listed only while its parent lives.
+	scanned, err := descendantsByScan(os.Getpid())
+	if err != nil || !slices.Contains(scanned, grandchild) {
+		t.Fatalf("descendantsByScan = %v, %v; want the grandchild %d", scanned, err, grandchild)
+	}
 }
 
 func atoiTrim(b []byte) int {
