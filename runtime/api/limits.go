@@ -16,6 +16,7 @@ const (
 	DefaultMaxConns           = 512
 	DefaultMaxUnauthConns     = 64
 	DefaultMaxInflight        = 128
+	DefaultUnixReserve        = 64
 )
 
 // limitsDefaults fills the zero limits of opts.
@@ -32,27 +33,45 @@ func limitsDefaults(opts *ServerOptions) {
 	if opts.MaxInflight <= 0 {
 		opts.MaxInflight = DefaultMaxInflight
 	}
+	if opts.UnixReserve <= 0 {
+		opts.UnixReserve = DefaultUnixReserve
+	}
 	if opts.UnauthGrace == 0 {
 		opts.UnauthGrace = DefaultUnauthGrace
 	}
+	if opts.MaxConnsPerPrincipal == 0 {
+		opts.MaxConnsPerPrincipal = DefaultMaxConnsPerPrincipal
+	}
+	if opts.MaxBytesInFlight == 0 {
+		opts.MaxBytesInFlight = DefaultMaxBytesInFlight
+	}
 }
 
-// DefaultUnauthGrace is how long a new connection may take to authenticate before a newer
-// one, over MaxUnauthConns, may close it. A real client authenticates within milliseconds.
+// DefaultUnauthGrace is how long a new Unix socket connection may take to authenticate
+// before a newer one, over MaxUnauthConns, may close it. A real client authenticates within
+// milliseconds.
 const DefaultUnauthGrace = time.Second
 
-// admitLocked decides, under s.mu, whether a new connection may stay. Over MaxConns it is
-// refused. Over MaxUnauthConns the oldest connection still unauthenticated is closed to make
-// room once it had UnauthGrace to authenticate, so a flood of idle connections cannot keep a
-// real client out; until then the new one waits (wait > 0), so that a burst of real clients
-// connecting at once is served in turn, not made to close each other.
-func (s *Server) admitLocked(now time.Time) (refuse bool, evict *serverConn, wait time.Duration) {
-	if len(s.conns) >= s.opts.MaxConns {
+// admitLocked decides, under s.mu, whether a new connection may stay. A TCP connection is
+// refused once MaxConns are open, a Unix socket one only past UnixReserve more. Each
+// transport has its own MaxUnauthConns, so a TCP flood never closes or delays the Unix
+// socket's. Over it, the oldest unauthenticated connection of the transport is closed to
+// make room: over TCP at once, so the accept loop never waits and a real client is served
+// however many idle connections came before it; on the Unix socket (only this user's
+// processes reach it) once it had UnauthGrace to authenticate, the new one waiting until
+// then (wait > 0), so that a burst of agents connecting at once is served in turn, not made
+// to close each other.
+func (s *Server) admitLocked(now time.Time, unix bool) (refuse bool, evict *serverConn, wait time.Duration) {
+	limit := s.opts.MaxConns
+	if unix {
+		limit += s.opts.UnixReserve
+	}
+	if len(s.conns) >= limit {
 		return true, nil, 0
 	}
 	unauth := 0
 	for c := range s.conns {
-		if c.authed.Load() {
+		if c.unix != unix || c.authed.Load() {
 			continue
 		}
 		unauth++
@@ -63,6 +82,9 @@ func (s *Server) admitLocked(now time.Time) (refuse bool, evict *serverConn, wai
 	if unauth < s.opts.MaxUnauthConns {
 		return false, nil, 0
 	}
+	if !unix {
+		return false, evict, 0
+	}
 	if young := evict.accepted.Add(s.opts.UnauthGrace).Sub(now); young > 0 {
 		return false, nil, young
 	}
@@ -71,9 +93,9 @@ func (s *Server) admitLocked(now time.Time) (refuse bool, evict *serverConn, wai
 
 // admit takes an accepted connection in, waiting while admitLocked says so; false when the
 // server closed meanwhile.
-func (s *Server) admit(nc net.Conn, endpoint string) bool {
+func (s *Server) admit(nc net.Conn, endpoint string, unix bool) bool {
 	for {
-		c, wait := s.track(nc, endpoint)
+		c, wait := s.track(nc, endpoint, unix)
 		if wait <= 0 {
 			if c != nil {
 				go c.serve()
@@ -103,7 +125,7 @@ func (s *Server) madeRoom() {
 
 // refuseConn answers a connection over the cap with one error line and closes it.
 func (s *Server) refuseConn(nc net.Conn, endpoint string) {
-	s.logf("runtime api: refusing a connection on %s: %d connections are open", endpoint, s.opts.MaxConns)
+	s.logf("runtime api: refusing a connection on %s: %d connections are open (the cap)", endpoint, s.opts.MaxConns)
 	_ = nc.SetWriteDeadline(time.Now().Add(time.Second))
 	_, _ = nc.Write(encodeError(nil, rpcServerError, model.Errorf(model.CodeResourceExhausted,
 		"close connections you no longer use, or retry later",
@@ -146,7 +168,10 @@ func (c *serverConn) lineLimit() int {
 
 // connLimits is the part of serverConn the limits need.
 type connLimits struct {
-	accepted time.Time
-	authed   atomic.Bool
-	inflight atomic.Int64
+	accepted  time.Time
+	unix      bool // on the Unix socket: its own unauthenticated pool and reserve
+	authed    atomic.Bool
+	inflight  atomic.Int64
+	principal *principal // set once authenticated (principal.go)
+	held      int64      // bytes of the current line counted toward principal
 }
