@@ -171,6 +171,21 @@ func TestAnUnauthenticatedTCPFloodDelaysNoOne(t *testing.T) {
 	unix.auth()
 }
 
+// 1,000 idle unauthenticated connections on the Unix socket do not delay the operator there
+// either: past the burst allowed, the oldest is closed at once rather than waited for.
+func TestAnUnauthenticatedUnixFloodDelaysNoOne(t *testing.T) {
+	s := startServer(t, ServerOptions{AuthTimeout: time.Minute})
+	for i := range 1000 {
+		nc, err := net.Dial("unix", s.sock)
+		if err != nil {
+			t.Fatalf("flood connection %d: %v", i, err)
+		}
+		t.Cleanup(func() { nc.Close() })
+	}
+	answered(t, s.endpoint, runtimeToken)
+	answered(t, s.endpoint, clientToken)
+}
+
 // The memory of one principal's requests is bounded while it sends them: 40 connections
 // each sending a 7 MiB request that would stay in flight, then 128 requests padded to
 // 3.5 MiB on one connection. Past the bytes in flight allowed the requests are answered

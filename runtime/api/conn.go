@@ -161,7 +161,6 @@ func (c *serverConn) handleAuth(req *wireRequest) bool {
 		return false
 	}
 	c.authed.Store(true)
-	c.s.madeRoom()
 	_ = c.nc.SetReadDeadline(time.Time{})
 	c.writeResult(req.ID, "auth", AuthResult{Caller: caller, Version: c.s.opts.Version})
 	return true

@@ -47,80 +47,48 @@ func limitsDefaults(opts *ServerOptions) {
 	}
 }
 
-// DefaultUnauthGrace is how long a new Unix socket connection may take to authenticate
-// before a newer one, over MaxUnauthConns, may close it. A real client authenticates within
-// milliseconds.
+// DefaultUnauthGrace is how long a new connection may take to authenticate before a newer
+// one, over MaxUnauthConns, may close it. A real client authenticates within milliseconds.
 const DefaultUnauthGrace = time.Second
 
-// admitLocked decides, under s.mu, whether a new connection may stay. A TCP connection is
-// refused once MaxConns are open, a Unix socket one only past UnixReserve more. Each
-// transport has its own MaxUnauthConns, so a TCP flood never closes or delays the Unix
-// socket's. Over it, the oldest unauthenticated connection of the transport is closed to
-// make room: over TCP at once, so the accept loop never waits and a real client is served
-// however many idle connections came before it; on the Unix socket (only this user's
-// processes reach it) once it had UnauthGrace to authenticate, the new one waiting until
-// then (wait > 0), so that a burst of agents connecting at once is served in turn, not made
-// to close each other.
-func (s *Server) admitLocked(now time.Time, unix bool) (refuse bool, evict *serverConn, wait time.Duration) {
+// unauthBurst times MaxUnauthConns is the hard cap of unauthenticated connections on a
+// transport: up to it a connection still within UnauthGrace is never closed for a newer one.
+const unauthBurst = 4
+
+// admitLocked decides, under s.mu, whether a new connection may stay, never making it wait:
+// the accept loop takes the next one at once, so a real client is served however many idle
+// connections came before it. A TCP connection is refused once MaxConns are open, a Unix
+// socket one only past UnixReserve more. Each transport has its own unauthenticated slots, so
+// a TCP flood never closes or delays the Unix socket's. Over MaxUnauthConns the oldest
+// unauthenticated connection of the transport is closed to make room once it had UnauthGrace
+// to authenticate, so a burst of agents connecting at once is served, not made to close each
+// other; over unauthBurst times that, the oldest is closed at once, so a flood cannot hold
+// the slots.
+func (s *Server) admitLocked(now time.Time, unix bool) (refuse bool, evict *serverConn) {
 	limit := s.opts.MaxConns
 	if unix {
 		limit += s.opts.UnixReserve
 	}
 	if len(s.conns) >= limit {
-		return true, nil, 0
+		return true, nil
 	}
-	unauth := 0
+	unauth, oldest := 0, (*serverConn)(nil)
 	for c := range s.conns {
 		if c.unix != unix || c.authed.Load() {
 			continue
 		}
 		unauth++
-		if evict == nil || c.accepted.Before(evict.accepted) {
-			evict = c
+		if oldest == nil || c.accepted.Before(oldest.accepted) {
+			oldest = c
 		}
 	}
-	if unauth < s.opts.MaxUnauthConns {
-		return false, nil, 0
+	switch {
+	case unauth < s.opts.MaxUnauthConns:
+		return false, nil
+	case unauth >= unauthBurst*s.opts.MaxUnauthConns, now.Sub(oldest.accepted) >= s.opts.UnauthGrace:
+		return false, oldest
 	}
-	if !unix {
-		return false, evict, 0
-	}
-	if young := evict.accepted.Add(s.opts.UnauthGrace).Sub(now); young > 0 {
-		return false, nil, young
-	}
-	return false, evict, 0
-}
-
-// admit takes an accepted connection in, waiting while admitLocked says so; false when the
-// server closed meanwhile.
-func (s *Server) admit(nc net.Conn, endpoint string, unix bool) bool {
-	for {
-		c, wait := s.track(nc, endpoint, unix)
-		if wait <= 0 {
-			if c != nil {
-				go c.serve()
-			}
-			return true
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-s.room:
-			t.Stop()
-		case <-s.ctx.Done():
-			t.Stop()
-			_ = nc.Close()
-			return false
-		}
-	}
-}
-
-// madeRoom wakes an admit waiting for a slot: a connection authenticated or left.
-func (s *Server) madeRoom() {
-	select {
-	case s.room <- struct{}{}:
-	default:
-	}
+	return false, nil
 }
 
 // refuseConn answers a connection over the cap with one error line and closes it.

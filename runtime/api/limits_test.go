@@ -120,9 +120,9 @@ func TestConnectionCaps(t *testing.T) {
 	r.expectClosed()
 }
 
-// A burst of real clients connecting at once, more than MaxUnauthConns, is served in turn:
-// a connection still within UnauthGrace is never closed to make room, the newer ones wait
-// until the older ones authenticated (100 agents calling delegate at once did this).
+// A burst of real clients connecting at once, more than MaxUnauthConns, is served: up to
+// unauthBurst times that, a connection still within UnauthGrace is never closed to make room
+// (100 agents calling delegate at once did this).
 func TestABurstOfClientsPastTheUnauthenticatedCapIsServedInTurn(t *testing.T) {
 	s := startServer(t, ServerOptions{MaxUnauthConns: 4, MaxConns: 64, AuthTimeout: time.Minute, UnauthGrace: time.Minute})
 	var burst []*rawConn

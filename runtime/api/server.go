@@ -53,9 +53,8 @@ type ServerOptions struct {
 	// UnixReserve is how many connections past MaxConns only the Unix socket may open, so
 	// TCP clients cannot lock out the operator (limits.go).
 	UnixReserve int
-	// UnauthGrace is how long a Unix socket connection may stay unauthenticated before a
-	// newer one over MaxUnauthConns may close it (limits.go); negative is no grace. Over
-	// TCP the oldest is closed at once.
+	// UnauthGrace is how long a connection may stay unauthenticated before a newer one over
+	// MaxUnauthConns may close it (limits.go); negative is no grace.
 	UnauthGrace time.Duration
 	// Per principal (principal.go): connections, and bytes of request lines being read or
 	// handled. PrincipalLimits, when set, gives a caller's own allowances.
@@ -77,7 +76,6 @@ type Server struct {
 	opts     ServerOptions
 	logMu    sync.Mutex
 	authFail chan struct{} // one slot: wrong-token replies are delayed one at a time
-	room     chan struct{} // one slot: a connection authenticated or left (limits.go)
 
 	// ctx is the parent of every connection's context; Close cancels it, which is how
 	// in-flight handlers learn of the shutdown.
@@ -126,7 +124,7 @@ func NewServer(h Handler, opts ServerOptions) *Server {
 	}
 	limitsDefaults(&opts)
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{h: h, opts: opts, authFail: make(chan struct{}, 1), room: make(chan struct{}, 1),
+	return &Server{h: h, opts: opts, authFail: make(chan struct{}, 1),
 		ctx: ctx, cancel: cancel, conns: make(map[*serverConn]struct{}), principals: make(map[string]*principal),
 		done: make(chan struct{})}
 }
@@ -322,32 +320,29 @@ func (s *Server) acceptLoop(ln *listener) {
 			continue
 		}
 		delay = 0
-		if !s.admit(nc, ln.endpoint, ln.unixPath != "") {
-			return
+		if c := s.track(nc, ln.endpoint, ln.unixPath != ""); c != nil {
+			go c.serve()
 		}
 	}
 }
 
-// track registers a new connection, or closes it when the server is closing. wait > 0 says
-// it was not taken yet: too many connections are still young and unauthenticated.
-func (s *Server) track(nc net.Conn, endpoint string, unix bool) (c *serverConn, wait time.Duration) {
+// track registers a new connection, or closes it when the server is closing, or refuses it
+// over the caps (limits.go); nil when it was not taken.
+func (s *Server) track(nc net.Conn, endpoint string, unix bool) *serverConn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		_ = nc.Close()
-		return nil, 0
+		return nil
 	}
-	refuse, evict, wait := s.admitLocked(time.Now(), unix)
-	if wait > 0 {
-		return nil, wait
-	}
+	refuse, evict := s.admitLocked(time.Now(), unix)
 	if refuse {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
 			s.refuseConn(nc, endpoint)
 		}()
-		return nil, 0
+		return nil
 	}
 	if evict != nil {
 		s.logf("runtime api: closing the oldest unauthenticated connection on %s: %d are open", evict.endpoint, s.opts.MaxUnauthConns)
@@ -355,11 +350,11 @@ func (s *Server) track(nc net.Conn, endpoint string, unix bool) (c *serverConn, 
 		delete(s.conns, evict) // its serve loop untracks it again, harmlessly
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	c = &serverConn{s: s, nc: nc, endpoint: endpoint, ctx: ctx, cancel: cancel}
+	c := &serverConn{s: s, nc: nc, endpoint: endpoint, ctx: ctx, cancel: cancel}
 	c.accepted, c.unix = time.Now(), unix
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
-	return c, 0
+	return c
 }
 
 func (s *Server) untrack(c *serverConn) {
@@ -367,7 +362,6 @@ func (s *Server) untrack(c *serverConn) {
 	delete(s.conns, c)
 	s.releasePrincipalLocked(c)
 	s.mu.Unlock()
-	s.madeRoom()
 }
 
 // throttleAuthFailure waits AuthFailureDelay, one failure at a time across the server.
