@@ -241,11 +241,11 @@ func TestIdleMCPSessionsAreClosed(t *testing.T) {
 		sessions = append(sessions, cs)
 	}
 	f.waitOpen(t, 1)
-	f.advance(t, DefaultSessionIdle / 2)
+	f.advance(t, DefaultSessionIdle/2)
 	if err := status(sessions[0]); err != nil {
 		t.Fatal(err)
 	}
-	f.advance(t, DefaultSessionIdle/2 + time.Second)
+	f.advance(t, DefaultSessionIdle/2+time.Second)
 	if n := f.h.closeIdle(); n != 2 {
 		t.Fatalf("closed %d idle sessions, want 2", n)
 	}
