@@ -336,3 +336,31 @@ func TestListenUnixOnABusyRuntimeSaysItIsBusy(t *testing.T) {
 		t.Fatalf("error on a busy runtime: %v", me)
 	}
 }
+
+// Every byte counted for a request is given back once it is answered, refused or dropped:
+// the allowance does not leak away until a client is refused for nothing.
+func TestBytesInFlightAreGivenBack(t *testing.T) {
+	s := startServer(t, ServerOptions{MaxInflight: 2, MaxBytesInFlight: 1 << 20})
+	r := dialRaw(t, s.endpoint)
+	r.auth()
+	big := strings.Repeat("b", 200<<10)
+	for i := range 20 {
+		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"echo","params":"%s"}`, i, big))
+		r.send(`{"jsonrpc":"2.0","id":"x","method":"echo","params":1}`)
+		r.send(`not json`)
+		r.send(`{"jsonrpc":"2.0","method":"note"}`)
+		for range 3 {
+			r.recv()
+		}
+	}
+	s.mu.Lock()
+	p := s.principals[capKey(testCaller)]
+	s.mu.Unlock()
+	deadline := time.Now().Add(answerDeadline)
+	for p.inflight.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still counted in flight after every answer", p.inflight.Load())
+		}
+		time.Sleep(time.Millisecond) // a handler returns just after its answer is written
+	}
+}

@@ -30,7 +30,8 @@ type PrincipalLimits struct {
 // capKey names the principal whose allowances a caller's connections share.
 func capKey(c Caller) string { return c.Kind + ":" + c.Client }
 
-// principal is the shared account of one capKey. conns is guarded by Server.mu.
+// principal is the shared account of one capKey. conns is guarded by Server.mu; limits do
+// not change once it is made.
 type principal struct {
 	key      string
 	limits   PrincipalLimits
@@ -60,11 +61,11 @@ func (s *Server) onAuthed(c *serverConn) *model.Error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.principals[key]
-	if p == nil {
-		p = &principal{key: key}
+	if p == nil { // limits are set once: connections of the principal read them unlocked
+		p = &principal{key: key, limits: limits}
 		s.principals[key] = p
 	}
-	p.limits = limits
+	limits = p.limits
 	if limits.Conns > 0 && p.conns >= limits.Conns {
 		s.logf("runtime api: refusing a connection of %s on %s: it has %d open (its cap)", c.caller, c.endpoint, p.conns)
 		return model.Errorf(model.CodeResourceExhausted, "close connections this client no longer uses, or retry later",
@@ -139,6 +140,9 @@ const scratchKeep = 128 << 10
 // line's beginning (for its id).
 func (c *serverConn) readRequest(r *bufio.Reader, max int, scratch *[]byte) ([]byte, error) {
 	p := c.principal
+	if p == nil { // not authenticated yet: max is small, and there is no one to count it for
+		return readLine(r, max, scratch)
+	}
 	chunk, err := r.ReadSlice('\n')
 	if err == nil || !errors.Is(err, bufio.ErrBufferFull) {
 		line := bytes.TrimSuffix(chunk, []byte("\n"))
