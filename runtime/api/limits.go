@@ -55,7 +55,8 @@ const DefaultUnauthGrace = time.Second
 // transport: up to it a connection still within UnauthGrace is never closed for a newer one.
 const unauthBurst = 4
 
-// admitLocked decides, under s.mu, whether a new connection may stay, never making it wait:
+// admitLocked decides, under s.mu, whether a new connection may stay (refuse > 0 is the cap
+// it is over), never making it wait:
 // the accept loop takes the next one at once, so a real client is served however many idle
 // connections came before it. A TCP connection is refused once MaxConns are open, a Unix
 // socket one only past UnixReserve more. Each transport has its own unauthenticated slots, so
@@ -64,13 +65,13 @@ const unauthBurst = 4
 // to authenticate, so a burst of agents connecting at once is served, not made to close each
 // other; over unauthBurst times that, the oldest is closed at once, so a flood cannot hold
 // the slots.
-func (s *Server) admitLocked(now time.Time, unix bool) (refuse bool, evict *serverConn) {
+func (s *Server) admitLocked(now time.Time, unix bool) (refuse int, evict *serverConn) {
 	limit := s.opts.MaxConns
 	if unix {
 		limit += s.opts.UnixReserve
 	}
 	if len(s.conns) >= limit {
-		return true, nil
+		return limit, nil
 	}
 	unauth, oldest := 0, (*serverConn)(nil)
 	for c := range s.conns {
@@ -84,20 +85,20 @@ func (s *Server) admitLocked(now time.Time, unix bool) (refuse bool, evict *serv
 	}
 	switch {
 	case unauth < s.opts.MaxUnauthConns:
-		return false, nil
+		return 0, nil
 	case unauth >= unauthBurst*s.opts.MaxUnauthConns, now.Sub(oldest.accepted) >= s.opts.UnauthGrace:
-		return false, oldest
+		return 0, oldest
 	}
-	return false, nil
+	return 0, nil
 }
 
 // refuseConn answers a connection over the cap with one error line and closes it.
-func (s *Server) refuseConn(nc net.Conn, endpoint string) {
-	s.logf("runtime api: refusing a connection on %s: %d connections are open (the cap)", endpoint, s.opts.MaxConns)
+func (s *Server) refuseConn(nc net.Conn, endpoint string, limit int) {
+	s.logf("runtime api: refusing a connection on %s: %d connections are open (the cap)", endpoint, limit)
 	_ = nc.SetWriteDeadline(time.Now().Add(time.Second))
 	_, _ = nc.Write(encodeError(nil, rpcServerError, model.Errorf(model.CodeResourceExhausted,
 		"close connections you no longer use, or retry later",
-		"the runtime serves at most %d connections at once", s.opts.MaxConns)))
+		"the runtime serves at most %d connections at once on %s", limit, endpoint).WithDetail("limit", limit)))
 	_ = nc.Close()
 }
 

@@ -336,11 +336,11 @@ func (s *Server) track(nc net.Conn, endpoint string, unix bool) *serverConn {
 		return nil
 	}
 	refuse, evict := s.admitLocked(time.Now(), unix)
-	if refuse {
+	if refuse > 0 {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			s.refuseConn(nc, endpoint)
+			s.refuseConn(nc, endpoint, refuse)
 		}()
 		return nil
 	}
