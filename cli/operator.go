@@ -18,6 +18,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/store"
 )
 
 // Operator connection, shared by the operator commands (sessions, transcript, archive,
@@ -211,9 +212,11 @@ func (s *operatorSession) embed(ctx context.Context, token string) error {
 	host, err := runtime.Open(ctx, runtime.Options{Home: s.home, CLIPath: self, Environ: s.env.environ(), Version: Version, Log: s.logw})
 	if err != nil {
 		if model.IsCode(err, model.CodeFailedPrecondition) {
-			// Another runtime took the home meanwhile: use it.
-			if derr := s.dial(ctx, "unix://"+filepath.Join(s.home, runtime.SocketName), token); derr == nil {
-				return nil
+			// A runtime holds the home (it took it meanwhile, or did not answer in time): use
+			// it, or say why it cannot be used rather than that it exists.
+			derr := s.dial(ctx, "unix://"+filepath.Join(s.home, runtime.SocketName), token)
+			if derr == nil || errors.Is(err, store.ErrHeld) {
+				return derr
 			}
 		}
 		return err

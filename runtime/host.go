@@ -140,7 +140,8 @@ func (h *Host) listen() error {
 	if err := h.reloadConfig(); err != nil {
 		return err
 	}
-	h.server = api.NewServer(h, api.ServerOptions{Version: h.opts.Version, Log: h.opts.Log, InflightLimit: inflightLimit})
+	h.server = api.NewServer(h, api.ServerOptions{Version: h.opts.Version, Log: h.opts.Log, InflightLimit: inflightLimit,
+		PrincipalLimits: principalLimits})
 	if h.opts.Listen != "" {
 		tcpEndpoint, err := h.server.ListenTCP(h.opts.Listen)
 		if err != nil {

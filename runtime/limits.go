@@ -14,3 +14,24 @@ func inflightLimit(c api.Caller) int {
 	}
 	return 0
 }
+
+// Allowances of the principals the runtime itself vouches for, beyond a client's defaults.
+const (
+	operatorConns = 256
+	agentConns    = 256
+	agentBytes    = 64 << 20
+)
+
+// principalLimits gives the operator and the runtime's own agents allowances of their own,
+// outside MaxConns, so that clients filling it lock neither out. The operator's bytes in
+// flight are not capped: a follower forwards all its clients' requests as the operator, each
+// already capped where it came in.
+func principalLimits(c api.Caller) api.PrincipalLimits {
+	switch {
+	case c.Kind == api.CallerClient && c.Client == config.OperatorClient:
+		return api.PrincipalLimits{Conns: operatorConns, BytesInFlight: -1, Reserved: true}
+	case c.Kind == api.CallerRuntime:
+		return api.PrincipalLimits{Conns: agentConns, BytesInFlight: agentBytes, Reserved: true}
+	}
+	return api.PrincipalLimits{}
+}

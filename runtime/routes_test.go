@@ -142,7 +142,7 @@ func (th *testHost) as(who string) *api.Client {
 	if who == asAgent {
 		return th.runtimeClient()
 	}
-	return th.dial(th.tokens[who])
+	return th.shared(th.tokens[who])
 }
 
 // Every registered method called by every kind of caller is either admitted or refused with

@@ -62,6 +62,11 @@ type testHost struct {
 	fake      *fakemodel.Server
 	served    chan struct{}
 	closed    bool
+
+	// One connection per token for the helpers below, as a real client keeps one: polling
+	// through fresh connections would pass the runtime's per-client connection cap.
+	connMu sync.Mutex
+	conns  map[string]*api.Client
 }
 
 func newTestHost(t testing.TB, ho hostOptions) *testHost {
@@ -147,6 +152,12 @@ func (th *testHost) close() {
 		return
 	}
 	th.closed = true
+	th.connMu.Lock()
+	for _, c := range th.conns {
+		_ = c.Close()
+	}
+	th.conns = nil
+	th.connMu.Unlock()
 	if err := th.Host.Close(); err != nil {
 		th.t.Errorf("close host: %v", err)
 	}
@@ -170,8 +181,28 @@ func (th *testHost) dial(token string) *api.Client {
 	return c
 }
 
+// shared is the connection the helpers use for token, dialled on first use and again once
+// it was lost or closed.
+func (th *testHost) shared(token string) *api.Client {
+	th.t.Helper()
+	th.connMu.Lock()
+	c := th.conns[token]
+	th.connMu.Unlock()
+	if c != nil && c.Err() == nil {
+		return c
+	}
+	c = th.dial(token)
+	th.connMu.Lock()
+	if th.conns == nil {
+		th.conns = map[string]*api.Client{}
+	}
+	th.conns[token] = c
+	th.connMu.Unlock()
+	return c
+}
+
 // runtimeClient connects as a process the host started.
-func (th *testHost) runtimeClient() *api.Client { return th.dial(th.RuntimeToken()) }
+func (th *testHost) runtimeClient() *api.Client { return th.shared(th.RuntimeToken()) }
 
 // client connects as a configured external client (the home's operator with no token).
 func (th *testHost) client(name string) *api.Client {
@@ -180,7 +211,7 @@ func (th *testHost) client(name string) *api.Client {
 	if !ok {
 		th.t.Fatalf("no client %q configured", name)
 	}
-	return th.dial(tok)
+	return th.shared(tok)
 }
 
 func (th *testHost) transcriptDir() string { return filepath.Join(th.home, "transcripts") }

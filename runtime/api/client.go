@@ -49,6 +49,9 @@ type Client struct {
 	subs    map[*subscription]struct{}
 	err     *model.Error // why the connection is unusable; nil while it works
 	lastErr string       // a connection-level error the server sent (id null), for the loss message
+	// refusal is such an error saying the runtime is at a connection limit: the connection
+	// is then lost for that reason, not because the runtime is unreachable.
+	refusal *model.Error
 	// progress holds the calls that take their own events (CallEvents); guarded by mu.
 	progress map[uint64]*callEvents
 
@@ -381,6 +384,9 @@ func (c *Client) dispatch(line []byte) error {
 		if m.Error != nil {
 			c.mu.Lock()
 			c.lastErr = m.Error.Message
+			if me := decodeError(m.Error); me.Code == model.CodeResourceExhausted {
+				c.refusal = me
+			}
 			c.mu.Unlock()
 		}
 		return nil
@@ -423,6 +429,9 @@ func (c *Client) shutdown(cause error) {
 		}
 		c.err = model.Errorf(model.CodeRuntimeUnreachable, lostHint,
 			"lost the connection to the runtime at %s: %s", c.endpoint, reason).WithDetail("endpoint", c.endpoint)
+		if c.refusal != nil {
+			c.err = c.refusal.WithDetail("endpoint", c.endpoint)
+		}
 	}
 	for id, ch := range c.pending {
 		ch <- callResult{err: c.err}

@@ -55,7 +55,11 @@ func (c *serverConn) serve() {
 	_ = c.nc.SetReadDeadline(time.Now().Add(c.s.opts.AuthTimeout))
 	for {
 		max := c.lineLimit()
-		line, err := readLine(br, max, &scratch)
+		line, err := c.readRequest(br, max, &scratch)
+		if errors.Is(err, errOverBudget) {
+			c.refuseOverBudget(line)
+			continue
+		}
 		if errors.Is(err, errLineTooLong) {
 			c.s.logf("runtime api: closing a connection on %s (caller %s) that sent a line over %d bytes",
 				c.endpoint, c.caller, max)
@@ -66,6 +70,7 @@ func (c *serverConn) serve() {
 		if len(bytes.TrimSpace(line)) > 0 && !c.handleLine(line) {
 			return
 		}
+		c.releaseHeld() // the line ran no request that took its bytes
 		if err != nil {
 			var ne net.Error
 			if !c.authed.Load() && errors.As(err, &ne) && ne.Timeout() {
@@ -146,8 +151,11 @@ func (c *serverConn) handleAuth(req *wireRequest) bool {
 		return false
 	}
 	c.caller = caller
+	if err := c.s.onAuthed(c); err != nil {
+		c.write(encodeError(req.ID, rpcServerError, err))
+		return false
+	}
 	c.authed.Store(true)
-	c.s.madeRoom()
 	_ = c.nc.SetReadDeadline(time.Time{})
 	c.writeResult(req.ID, "auth", AuthResult{Caller: caller, Version: c.s.opts.Version})
 	return true
@@ -177,10 +185,12 @@ func (c *serverConn) goRequest(req *wireRequest, fn func(*wireRequest) (any, err
 	if !c.startRequest(req) {
 		return
 	}
+	held, p := c.takeHeld(), c.principal
 	c.s.wg.Add(1) // the read loop is counted, so the counter cannot be zero here
 	go func() {
 		defer c.s.wg.Done()
 		defer c.inflight.Add(-1)
+		defer p.release(held)
 		defer func() {
 			if r := recover(); r != nil {
 				c.s.logf("runtime api: method %s panicked: %v\n%s", req.Method, r, debug.Stack())

@@ -16,6 +16,7 @@ const (
 	DefaultMaxConns           = 512
 	DefaultMaxUnauthConns     = 64
 	DefaultMaxInflight        = 128
+	DefaultUnixReserve        = 64
 )
 
 // limitsDefaults fills the zero limits of opts.
@@ -32,8 +33,17 @@ func limitsDefaults(opts *ServerOptions) {
 	if opts.MaxInflight <= 0 {
 		opts.MaxInflight = DefaultMaxInflight
 	}
+	if opts.UnixReserve <= 0 {
+		opts.UnixReserve = DefaultUnixReserve
+	}
 	if opts.UnauthGrace == 0 {
 		opts.UnauthGrace = DefaultUnauthGrace
+	}
+	if opts.MaxConnsPerPrincipal == 0 {
+		opts.MaxConnsPerPrincipal = DefaultMaxConnsPerPrincipal
+	}
+	if opts.MaxBytesInFlight == 0 {
+		opts.MaxBytesInFlight = DefaultMaxBytesInFlight
 	}
 }
 
@@ -41,73 +51,54 @@ func limitsDefaults(opts *ServerOptions) {
 // one, over MaxUnauthConns, may close it. A real client authenticates within milliseconds.
 const DefaultUnauthGrace = time.Second
 
-// admitLocked decides, under s.mu, whether a new connection may stay. Over MaxConns it is
-// refused. Over MaxUnauthConns the oldest connection still unauthenticated is closed to make
-// room once it had UnauthGrace to authenticate, so a flood of idle connections cannot keep a
-// real client out; until then the new one waits (wait > 0), so that a burst of real clients
-// connecting at once is served in turn, not made to close each other.
-func (s *Server) admitLocked(now time.Time) (refuse bool, evict *serverConn, wait time.Duration) {
-	if len(s.conns) >= s.opts.MaxConns {
-		return true, nil, 0
+// unauthBurst times MaxUnauthConns is the hard cap of unauthenticated connections on a
+// transport: up to it a connection still within UnauthGrace is never closed for a newer one.
+const unauthBurst = 4
+
+// admitLocked decides, under s.mu, whether a new connection may stay (refuse > 0 is the cap
+// it is over), never making it wait:
+// the accept loop takes the next one at once, so a real client is served however many idle
+// connections came before it. A TCP connection is refused once MaxConns are open, a Unix
+// socket one only past UnixReserve more. Each transport has its own unauthenticated slots, so
+// a TCP flood never closes or delays the Unix socket's. Over MaxUnauthConns the oldest
+// unauthenticated connection of the transport is closed to make room once it had UnauthGrace
+// to authenticate, so a burst of agents connecting at once is served, not made to close each
+// other; over unauthBurst times that, the oldest is closed at once, so a flood cannot hold
+// the slots.
+func (s *Server) admitLocked(now time.Time, unix bool) (refuse int, evict *serverConn) {
+	limit := s.opts.MaxConns
+	if unix {
+		limit += s.opts.UnixReserve
 	}
-	unauth := 0
+	if len(s.conns) >= limit {
+		return limit, nil
+	}
+	unauth, oldest := 0, (*serverConn)(nil)
 	for c := range s.conns {
-		if c.authed.Load() {
+		if c.unix != unix || c.authed.Load() {
 			continue
 		}
 		unauth++
-		if evict == nil || c.accepted.Before(evict.accepted) {
-			evict = c
+		if oldest == nil || c.accepted.Before(oldest.accepted) {
+			oldest = c
 		}
 	}
-	if unauth < s.opts.MaxUnauthConns {
-		return false, nil, 0
+	switch {
+	case unauth < s.opts.MaxUnauthConns:
+		return 0, nil
+	case unauth >= unauthBurst*s.opts.MaxUnauthConns, now.Sub(oldest.accepted) >= s.opts.UnauthGrace:
+		return 0, oldest
 	}
-	if young := evict.accepted.Add(s.opts.UnauthGrace).Sub(now); young > 0 {
-		return false, nil, young
-	}
-	return false, evict, 0
-}
-
-// admit takes an accepted connection in, waiting while admitLocked says so; false when the
-// server closed meanwhile.
-func (s *Server) admit(nc net.Conn, endpoint string) bool {
-	for {
-		c, wait := s.track(nc, endpoint)
-		if wait <= 0 {
-			if c != nil {
-				go c.serve()
-			}
-			return true
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-s.room:
-			t.Stop()
-		case <-s.ctx.Done():
-			t.Stop()
-			_ = nc.Close()
-			return false
-		}
-	}
-}
-
-// madeRoom wakes an admit waiting for a slot: a connection authenticated or left.
-func (s *Server) madeRoom() {
-	select {
-	case s.room <- struct{}{}:
-	default:
-	}
+	return 0, nil
 }
 
 // refuseConn answers a connection over the cap with one error line and closes it.
-func (s *Server) refuseConn(nc net.Conn, endpoint string) {
-	s.logf("runtime api: refusing a connection on %s: %d connections are open", endpoint, s.opts.MaxConns)
+func (s *Server) refuseConn(nc net.Conn, endpoint string, limit int) {
+	s.logf("runtime api: refusing a connection on %s: %d connections are open (the cap)", endpoint, limit)
 	_ = nc.SetWriteDeadline(time.Now().Add(time.Second))
 	_, _ = nc.Write(encodeError(nil, rpcServerError, model.Errorf(model.CodeResourceExhausted,
 		"close connections you no longer use, or retry later",
-		"the runtime serves at most %d connections at once", s.opts.MaxConns)))
+		"the runtime serves at most %d connections at once on %s", limit, endpoint).WithDetail("limit", limit)))
 	_ = nc.Close()
 }
 
@@ -146,7 +137,10 @@ func (c *serverConn) lineLimit() int {
 
 // connLimits is the part of serverConn the limits need.
 type connLimits struct {
-	accepted time.Time
-	authed   atomic.Bool
-	inflight atomic.Int64
+	accepted  time.Time
+	unix      bool // on the Unix socket: its own unauthenticated pool and reserve
+	authed    atomic.Bool
+	inflight  atomic.Int64
+	principal *principal // set once authenticated (principal.go)
+	held      int64      // bytes of the current line counted toward principal
 }

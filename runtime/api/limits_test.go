@@ -89,9 +89,10 @@ func TestInflightLimitHook(t *testing.T) {
 }
 
 // A flood of unauthenticated connections past MaxUnauthConns closes the oldest ones, so a
-// real client still gets in; past MaxConns a connection is refused with RESOURCE_EXHAUSTED.
+// real client still gets in; past MaxConns (and on the Unix socket its reserve) a
+// connection is refused with RESOURCE_EXHAUSTED.
 func TestConnectionCaps(t *testing.T) {
-	s := startServer(t, ServerOptions{MaxUnauthConns: 4, MaxConns: 8, AuthTimeout: time.Minute, UnauthGrace: -1})
+	s := startServer(t, ServerOptions{MaxUnauthConns: 4, MaxConns: 8, UnixReserve: 1, AuthTimeout: time.Minute, UnauthGrace: -1})
 	var idle []*rawConn
 	for range 10 {
 		idle = append(idle, dialRaw(t, s.endpoint))
@@ -109,6 +110,7 @@ func TestConnectionCaps(t *testing.T) {
 		r := dialRaw(t, s.endpoint)
 		r.auth()
 	}
+	dialRaw(t, s.endpoint) // the Unix socket's reserve takes one more
 	r := dialRaw(t, s.endpoint)
 	m := r.recv()
 	if m.Error == nil {
@@ -118,9 +120,9 @@ func TestConnectionCaps(t *testing.T) {
 	r.expectClosed()
 }
 
-// A burst of real clients connecting at once, more than MaxUnauthConns, is served in turn:
-// a connection still within UnauthGrace is never closed to make room, the newer ones wait
-// until the older ones authenticated (100 agents calling delegate at once did this).
+// A burst of real clients connecting at once, more than MaxUnauthConns, is served: up to
+// unauthBurst times that, a connection still within UnauthGrace is never closed to make room
+// (100 agents calling delegate at once did this).
 func TestABurstOfClientsPastTheUnauthenticatedCapIsServedInTurn(t *testing.T) {
 	s := startServer(t, ServerOptions{MaxUnauthConns: 4, MaxConns: 64, AuthTimeout: time.Minute, UnauthGrace: time.Minute})
 	var burst []*rawConn

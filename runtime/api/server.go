@@ -43,15 +43,24 @@ type ServerOptions struct {
 	// WriteTimeout drops a connection whose peer stops reading for this long.
 	WriteTimeout time.Duration
 
-	// Resource limits (limits.go): the longest line before authentication, open
-	// connections, unauthenticated ones, and requests in flight per connection.
+	// Resource limits (limits.go): the longest line before authentication, open client
+	// connections, unauthenticated ones (on each transport), and requests in flight per
+	// connection.
 	MaxUnauthLineBytes int
 	MaxConns           int
 	MaxUnauthConns     int
 	MaxInflight        int
+	// UnixReserve is how many connections past MaxConns only the Unix socket may open, so
+	// TCP clients cannot lock out the operator (limits.go).
+	UnixReserve int
 	// UnauthGrace is how long a connection may stay unauthenticated before a newer one over
 	// MaxUnauthConns may close it (limits.go); negative is no grace.
 	UnauthGrace time.Duration
+	// Per principal (principal.go): connections, and bytes of request lines being read or
+	// handled. PrincipalLimits, when set, gives a caller's own allowances.
+	MaxConnsPerPrincipal int
+	MaxBytesInFlight     int64
+	PrincipalLimits      func(Caller) PrincipalLimits
 	// InflightLimit, when set, gives a caller's per-connection limit instead of MaxInflight
 	// (0 keeps MaxInflight, negative is unlimited): a follower runtime forwards all its
 	// clients' requests over one connection.
@@ -67,20 +76,21 @@ type Server struct {
 	opts     ServerOptions
 	logMu    sync.Mutex
 	authFail chan struct{} // one slot: wrong-token replies are delayed one at a time
-	room     chan struct{} // one slot: a connection authenticated or left (limits.go)
 
 	// ctx is the parent of every connection's context; Close cancels it, which is how
 	// in-flight handlers learn of the shutdown.
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu        sync.Mutex
-	listeners []*listener
-	conns     map[*serverConn]struct{}
-	serving   bool
-	closed    bool
-	wg        sync.WaitGroup // accept loops, connections, request and event goroutines
-	done      chan struct{}  // closed when Close has finished
+	mu         sync.Mutex
+	listeners  []*listener
+	conns      map[*serverConn]struct{}
+	principals map[string]*principal // by capKey (principal.go)
+	ordinary   int                   // authenticated connections of principals not reserved
+	serving    bool
+	closed     bool
+	wg         sync.WaitGroup // accept loops, connections, request and event goroutines
+	done       chan struct{}  // closed when Close has finished
 }
 
 type listener struct {
@@ -114,8 +124,9 @@ func NewServer(h Handler, opts ServerOptions) *Server {
 	}
 	limitsDefaults(&opts)
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{h: h, opts: opts, authFail: make(chan struct{}, 1), room: make(chan struct{}, 1),
-		ctx: ctx, cancel: cancel, conns: make(map[*serverConn]struct{}), done: make(chan struct{})}
+	return &Server{h: h, opts: opts, authFail: make(chan struct{}, 1),
+		ctx: ctx, cancel: cancel, conns: make(map[*serverConn]struct{}), principals: make(map[string]*principal),
+		done: make(chan struct{})}
 }
 
 // ListenUnix listens on a Unix socket at path (absolute) and returns its endpoint. The file
@@ -309,32 +320,29 @@ func (s *Server) acceptLoop(ln *listener) {
 			continue
 		}
 		delay = 0
-		if !s.admit(nc, ln.endpoint) {
-			return
+		if c := s.track(nc, ln.endpoint, ln.unixPath != ""); c != nil {
+			go c.serve()
 		}
 	}
 }
 
-// track registers a new connection, or closes it when the server is closing. wait > 0 says
-// it was not taken yet: too many connections are still young and unauthenticated.
-func (s *Server) track(nc net.Conn, endpoint string) (c *serverConn, wait time.Duration) {
+// track registers a new connection, or closes it when the server is closing, or refuses it
+// over the caps (limits.go); nil when it was not taken.
+func (s *Server) track(nc net.Conn, endpoint string, unix bool) *serverConn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		_ = nc.Close()
-		return nil, 0
+		return nil
 	}
-	refuse, evict, wait := s.admitLocked(time.Now())
-	if wait > 0 {
-		return nil, wait
-	}
-	if refuse {
+	refuse, evict := s.admitLocked(time.Now(), unix)
+	if refuse > 0 {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			s.refuseConn(nc, endpoint)
+			s.refuseConn(nc, endpoint, refuse)
 		}()
-		return nil, 0
+		return nil
 	}
 	if evict != nil {
 		s.logf("runtime api: closing the oldest unauthenticated connection on %s: %d are open", evict.endpoint, s.opts.MaxUnauthConns)
@@ -342,18 +350,18 @@ func (s *Server) track(nc net.Conn, endpoint string) (c *serverConn, wait time.D
 		delete(s.conns, evict) // its serve loop untracks it again, harmlessly
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	c = &serverConn{s: s, nc: nc, endpoint: endpoint, ctx: ctx, cancel: cancel}
-	c.accepted = time.Now()
+	c := &serverConn{s: s, nc: nc, endpoint: endpoint, ctx: ctx, cancel: cancel}
+	c.accepted, c.unix = time.Now(), unix
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
-	return c, 0
+	return c
 }
 
 func (s *Server) untrack(c *serverConn) {
 	s.mu.Lock()
 	delete(s.conns, c)
+	s.releasePrincipalLocked(c)
 	s.mu.Unlock()
-	s.madeRoom()
 }
 
 // throttleAuthFailure waits AuthFailureDelay, one failure at a time across the server.
@@ -426,8 +434,13 @@ func clearStaleSocket(path string) error {
 		return nil
 	case errors.Is(err, syscall.ENOENT):
 		return nil
+	case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, syscall.EAGAIN):
+		// Only a live listener leaves a connect pending: its backlog is full.
+		return model.Errorf(model.CodeFailedPrecondition,
+			"the runtime serving this home is busy: retry in a moment; `codexhost doctor` checks it",
+			"a runtime is serving this home but did not take a connection on %s within 2s (its queue of new connections is full)", path).
+			WithDetail("socket", path)
 	default:
-		// A timeout means a live but busy runtime (full backlog); anything else is unclear too.
 		return model.Errorf(model.CodeFailedPrecondition,
 			"if no runtime uses this home, remove the socket file and retry",
 			"cannot tell whether a runtime is serving %s: %v", path, err).WithDetail("socket", path)

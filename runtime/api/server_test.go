@@ -53,6 +53,8 @@ func (h *testHandler) Authenticate(token string) (Caller, bool) {
 		return testCaller, true
 	case runtimeToken:
 		return Caller{Kind: CallerRuntime}, true
+	case otherToken:
+		return otherCaller, true
 	}
 	return Caller{}, false
 }

@@ -22,58 +22,67 @@ import (
 // HTTPPath is where the Streamable HTTP endpoint is served.
 const HTTPPath = "/mcp"
 
-// sessionIdle is how long an HTTP session may go without a request before the SDK closes it
-// (and with it the session's runtime connection).
-const sessionIdle = time.Hour
-
 // HTTPOptions configure the Streamable HTTP server.
 type HTTPOptions struct {
-	// Endpoint is the runtime endpoint every HTTP session dials with its caller's token.
+	// Endpoint is the runtime endpoint the sessions of each token dial with that token.
 	Endpoint string
 	Version  string
 	Logger   *slog.Logger
+	// MaxSessionsPerToken caps the live sessions of one client token
+	// (DefaultMaxSessionsPerToken); a new session past it is refused with 429.
+	MaxSessionsPerToken int
+	// SessionIdle closes a session that had no request for this long (DefaultSessionIdle).
+	SessionIdle time.Duration
+	// Now is the clock SessionIdle is measured on; nil is time.Now.
+	Now func() time.Time
 }
 
 // HTTPHandler serves MCP over Streamable HTTP on loopback. Each caller presents its own
-// client token as a bearer token and acts as that client: its session dials the runtime with
-// that token, so what it creates has that client as its origin.
+// client token as a bearer token and acts as that client: its sessions share one runtime
+// connection dialled with that token, so what they create has that client as its origin,
+// and a client holds one runtime connection however many sessions it opens (sessions.go).
 type HTTPHandler struct {
-	opts  HTTPOptions
-	inner http.Handler
+	opts   HTTPOptions
+	inner  http.Handler
+	server *sdk.Server
 
 	mu       sync.Mutex
-	tokens   map[string]*tokenConns // by sha256 of the token
-	sessions map[string]*sessionConn
+	tokens   map[string]*tokenConn    // by sha256 of the token
+	sessions map[string]*sessionState // by session id
 	closed   bool
-}
-
-// tokenConns are the live runtime connections opened with one token.
-type tokenConns struct {
-	caller string
-	spare  *api.Client // dialled to verify the token; the next session takes it
-	live   int         // sessions using the token
-}
-
-type sessionConn struct {
-	key    string
-	client *api.Client
+	stop     chan struct{} // closed by Close: ends the idle sweep
 }
 
 // NewHTTPHandler builds the handler of HTTPPath.
 func NewHTTPHandler(opts HTTPOptions) *HTTPHandler {
-	h := &HTTPHandler{opts: opts, tokens: map[string]*tokenConns{}, sessions: map[string]*sessionConn{}}
-	server := NewServer(Options{Version: opts.Version, Logger: opts.Logger, Runtime: h.runtimeFor})
-	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server },
-		&sdk.StreamableHTTPOptions{Logger: opts.Logger, MaxRequestBodyBytes: MaxRequestBytes, SessionTimeout: sessionIdle})
-	h.inner = auth.RequireBearerToken(h.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(streamable)
+	if opts.MaxSessionsPerToken <= 0 {
+		opts.MaxSessionsPerToken = DefaultMaxSessionsPerToken
+	}
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = DefaultSessionIdle
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	h := &HTTPHandler{opts: opts, tokens: map[string]*tokenConn{}, sessions: map[string]*sessionState{}, stop: make(chan struct{})}
+	h.server = NewServer(Options{Version: opts.Version, Logger: opts.Logger, Runtime: h.runtimeFor})
+	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return h.server },
+		&sdk.StreamableHTTPOptions{Logger: opts.Logger, MaxRequestBodyBytes: MaxRequestBytes})
+	h.inner = auth.RequireBearerToken(h.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h.trackSessions(streamable))
+	go h.sweep()
 	return h
 }
 
-// ServeHTTP refuses a non-localhost Host header (DNS rebinding) and an oversized body before
-// anything else, then authenticates the bearer token.
+// ServeHTTP refuses a non-localhost Host header (DNS rebinding), a foreign Origin (a web
+// page's script) and an oversized body before anything else, then authenticates the bearer
+// token.
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !LocalHost(r.Host) {
 		http.Error(w, fmt.Sprintf("Forbidden: Host %q is not localhost; codexhost mcp serves loopback clients only", r.Host), http.StatusForbidden)
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !LoopbackOrigin(origin) {
+		http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not a loopback origin; codexhost mcp serves loopback clients only", origin), http.StatusForbidden)
 		return
 	}
 	if r.ContentLength > MaxRequestBytes {
@@ -93,31 +102,32 @@ func tokenKey(token string) string {
 }
 
 // verify accepts a token that has a live runtime connection, or that the runtime accepts now.
-func (h *HTTPHandler) verify(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+// The connection dialled to check it becomes the token's when the request starts a session
+// or belongs to a live one; otherwise it is closed, so that requests of sessions gone (a
+// client's reconnecting event stream) hold no runtime connection.
+func (h *HTTPHandler) verify(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 	key := tokenKey(token)
+	var caller string
 	h.mu.Lock()
 	tc := h.tokens[key]
-	known := tc != nil && (tc.live > 0 || (tc.spare != nil && tc.spare.Err() == nil))
+	known := tc != nil && tc.client != nil && tc.client.Err() == nil
+	if known {
+		tc.used, caller = h.opts.Now(), tc.caller
+	}
 	h.mu.Unlock()
 	if !known {
 		c, err := h.dial(ctx, token)
 		if err != nil {
 			return nil, err
 		}
-		h.mu.Lock()
-		tc = h.tokens[key]
-		if tc == nil {
-			tc = &tokenConns{caller: c.Caller().Client}
-			h.tokens[key] = tc
-		}
-		old := tc.spare
-		tc.spare = c
-		h.mu.Unlock()
-		if old != nil {
-			_ = old.Close()
+		if h.holds(r) {
+			caller, _ = h.adopt(key, c)
+		} else {
+			caller = c.Caller().Client
+			_ = c.Close()
 		}
 	}
-	return &auth.TokenInfo{UserID: tc.caller + "/" + key[:16], Extra: map[string]any{"token": token, "key": key}}, nil
+	return &auth.TokenInfo{UserID: caller + "/" + key[:16], Extra: map[string]any{"token": token, "key": key}}, nil
 }
 
 func (h *HTTPHandler) dial(ctx context.Context, token string) (*api.Client, error) {
@@ -137,98 +147,49 @@ func (h *HTTPHandler) dial(ctx context.Context, token string) (*api.Client, erro
 	return c, nil
 }
 
-// runtimeFor is the runtime connection of a tool call's session, dialled with the session's
-// token on its first call and closed when the session ends.
+// runtimeFor is the runtime connection of a tool call's token, shared by all its sessions;
+// dialled again when it was lost.
 func (h *HTTPHandler) runtimeFor(ctx context.Context, req *sdk.CallToolRequest) (Runtime, error) {
 	if req.Extra == nil || req.Extra.TokenInfo == nil {
 		return nil, model.Errorf(model.CodePermissionDenied, "send your client token as Authorization: Bearer TOKEN", "no bearer token on the request")
 	}
 	key, _ := req.Extra.TokenInfo.Extra["key"].(string)
 	token, _ := req.Extra.TokenInfo.Extra["token"].(string)
-	sid := req.Session.ID()
 	h.mu.Lock()
-	if sc := h.sessions[sid]; sc != nil && sc.key == key && sc.client.Err() == nil {
+	if tc := h.tokens[key]; tc != nil && tc.client != nil && tc.client.Err() == nil {
+		tc.used = h.opts.Now()
 		h.mu.Unlock()
-		return sc.client, nil
-	}
-	var c *api.Client
-	if tc := h.tokens[key]; tc != nil && tc.spare != nil && tc.spare.Err() == nil {
-		c, tc.spare = tc.spare, nil
+		return tc.client, nil
 	}
 	h.mu.Unlock()
-	if c == nil {
-		var err error
-		if c, err = h.dial(ctx, token); err != nil {
-			return nil, model.Errorf(model.CodePermissionDenied, "send a valid client token", "%v", err)
-		}
+	c, err := h.dial(ctx, token)
+	if err != nil {
+		return nil, model.Errorf(model.CodePermissionDenied, "send a valid client token", "%v", err)
 	}
-	return h.bind(req.Session, key, c), nil
+	_, rt := h.adopt(key, c)
+	return rt, nil
 }
 
-// bind makes c the session's connection, unless another call bound one first.
-func (h *HTTPHandler) bind(ss *sdk.ServerSession, key string, c *api.Client) *api.Client {
-	sid := ss.ID()
-	h.mu.Lock()
-	if sc := h.sessions[sid]; sc != nil && sc.key == key && sc.client.Err() == nil {
-		h.mu.Unlock()
-		_ = c.Close()
-		return sc.client
-	}
-	old := h.sessions[sid]
-	h.sessions[sid] = &sessionConn{key: key, client: c}
-	if tc := h.tokens[key]; tc != nil {
-		tc.live++
-	}
-	closed := h.closed
-	h.mu.Unlock()
-	if old != nil {
-		h.release(old)
-	}
-	if closed {
-		_ = c.Close()
-	}
-	go func() {
-		_ = ss.Wait()
-		h.mu.Lock()
-		sc := h.sessions[sid]
-		if sc != nil && sc.client == c {
-			delete(h.sessions, sid)
-		}
-		h.mu.Unlock()
-		if sc != nil && sc.client == c {
-			h.release(sc)
-		}
-	}()
-	return c
-}
-
-func (h *HTTPHandler) release(sc *sessionConn) {
-	_ = sc.client.Close()
-	h.mu.Lock()
-	if tc := h.tokens[sc.key]; tc != nil {
-		tc.live--
-		if tc.live <= 0 && tc.spare == nil {
-			delete(h.tokens, sc.key)
-		}
-	}
-	h.mu.Unlock()
-}
-
-// Close closes every runtime connection the handler holds.
+// Close closes every session and runtime connection the handler holds.
 func (h *HTTPHandler) Close() {
 	h.mu.Lock()
-	h.closed = true
-	var cs []*api.Client
-	for _, sc := range h.sessions {
-		cs = append(cs, sc.client)
+	if h.closed {
+		h.mu.Unlock()
+		return
 	}
+	h.closed = true
+	close(h.stop)
+	var cs []*api.Client
 	for _, tc := range h.tokens {
-		if tc.spare != nil {
-			cs = append(cs, tc.spare)
+		if tc.client != nil {
+			cs = append(cs, tc.client)
 		}
 	}
-	h.sessions, h.tokens = map[string]*sessionConn{}, map[string]*tokenConns{}
+	h.tokens = map[string]*tokenConn{}
 	h.mu.Unlock()
+	for ss := range h.server.Sessions() {
+		_ = ss.Close()
+	}
 	for _, c := range cs {
 		_ = c.Close()
 	}
