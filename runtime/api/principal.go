@@ -27,8 +27,17 @@ type PrincipalLimits struct {
 	Reserved      bool
 }
 
-// capKey names the principal whose allowances a caller's connections share.
-func capKey(c Caller) string { return c.Kind + ":" + c.Client }
+// capKey names the account whose allowances a caller's connections share: a client's, or
+// an agent's thread (each thread's agent has its own, so one agent cannot use up another's).
+func capKey(c Caller) string {
+	switch {
+	case c.Thread != "":
+		return c.Kind + ":thread:" + c.Thread
+	case c.Unbound:
+		return c.Kind + ":unbound"
+	}
+	return c.Kind + ":" + c.Client
+}
 
 // principal is the shared account of one capKey. conns is guarded by Server.mu; limits do
 // not change once it is made.
