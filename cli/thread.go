@@ -34,10 +34,11 @@ func newThreadReadCmd(a *agentCommand) *cobra.Command {
 }
 
 func newThreadWaitCmd(a *agentCommand) *cobra.Command {
-	var p api.ThreadWaitParams
+	var timeout int
+	p := api.ThreadWaitParams{TimeoutMs: &timeout}
 	cmd := threadCmd[api.ThreadReadResult](a, "wait T", "Wait until a thread is not active, then read it", api.MethodThreadWait, &p, func(t string) { p.Thread = t })
 	readFlags(cmd, &p.ThreadReadParams)
-	cmd.Flags().IntVar(&p.TimeoutMs, "timeout-ms", 30000, "give up after this many milliseconds (timedOut: true)")
+	cmd.Flags().IntVar(&timeout, "timeout-ms", 30000, "give up after this many milliseconds, at most 3600000; 0 reads at once (timedOut: true while it runs)")
 	return cmd
 }
 

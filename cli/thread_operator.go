@@ -40,7 +40,7 @@ func (c operatorCaller) Call(ctx context.Context, method string, params, out any
 	p, _ := params.(api.ThreadSendParams)
 	for {
 		var res api.ThreadReadResult
-		wait := api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: p.Thread}, TimeoutMs: int(threads.MaxWaitTimeout / time.Millisecond)}
+		wait := api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: p.Thread}, TimeoutMs: api.WaitMs(int(threads.MaxWaitTimeout / time.Millisecond))}
 		if err := c.operatorSession.Call(ctx, api.MethodThreadWait, wait, &res); err != nil {
 			return err
 		}

@@ -576,7 +576,7 @@ func TestInvalidRequestsAreRefusedAndStoreNothing(t *testing.T) {
 		{"read unknown view", c, api.MethodThreadRead, api.ThreadReadParams{Thread: pid, View: "everything"}, model.CodeInvalidArgument},
 		{"read limit over 100", c, api.MethodThreadRead, api.ThreadReadParams{Thread: pid, View: model.ViewMessages, Limit: 101}, model.CodeInvalidArgument},
 		{"wait malformed id", c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: "123"}}, model.CodeInvalidArgument},
-		{"wait negative timeout", c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: pid}, TimeoutMs: -1}, model.CodeInvalidArgument},
+		{"wait negative timeout", c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: pid}, TimeoutMs: api.WaitMs(-1)}, model.CodeInvalidArgument},
 		{"send malformed id", c, api.MethodThreadSend, api.ThreadSendParams{Thread: "codex://threads/", Message: "hi"}, model.CodeInvalidArgument},
 		{"send message over the limit", c, api.MethodThreadSend, api.ThreadSendParams{Thread: pid, Message: strings.Repeat("m", threads.MaxTextBytes+1)}, model.CodeInvalidArgument},
 		{"send empty message", c, api.MethodThreadSend, api.ThreadSendParams{Thread: pid}, model.CodeInvalidArgument},

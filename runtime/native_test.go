@@ -360,7 +360,7 @@ func TestS000_23_NativeThreadsReadOutOfBandLikeExternalOnes(t *testing.T) {
 			for _, p := range []api.ThreadReadParams{{Thread: id}, {Thread: id, View: model.ViewMessages}, {Thread: id, View: model.ViewMessages, Limit: 1}} {
 				results = append(results, string(callRaw(t, c, api.MethodThreadRead, p)))
 			}
-			w := call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: 5000})
+			w := call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: api.WaitMs(5000)})
 			if w.TimedOut == nil || *w.TimedOut {
 				t.Fatalf("wait on idle native thread %s: %+v", id, w.TimedOut)
 			}
@@ -390,7 +390,7 @@ func TestS000_27_WaitOnARunningNativeThreadDoesNotStopIt(t *testing.T) {
 		before = observeNative(t, th, id)
 		return before.status == appserver.StatusActive
 	})
-	w := call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: 300})
+	w := call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: api.WaitMs(300)})
 	if w.TimedOut == nil || !*w.TimedOut || w.Thread.Status != model.ThreadActive {
 		t.Fatalf("wait on a running native thread: timedOut %v status %s", w.TimedOut, w.Thread.Status)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/codexhost/codexhost/internal/codexfixture"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
@@ -19,7 +20,7 @@ import (
 // with operator.write and allowWriteControls, being pointed at continue otherwise. Read and
 // wait of any id stay open to everyone.
 func TestThreadPrincipalRules(t *testing.T) {
-	th := newTestHost(t, hostOptions{clients: []string{"bot", "other"}, grants: map[string]config.Grant{
+	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot", "other"}, grants: map[string]config.Grant{
 		"reader":  {Scopes: []string{config.ScopeRead}},
 		"writer":  {Scopes: []string{config.ScopeWrite}},
 		"control": {Scopes: []string{config.ScopeWrite}, AllowWriteControls: true},
@@ -32,7 +33,8 @@ func TestThreadPrincipalRules(t *testing.T) {
 	for _, id := range []string{own, child, theirs} {
 		waitStopped(t, agent, id)
 	}
-	foreign := "019a0000-0000-7000-8000-00000000f00d" // no record: not started by codexhost
+	foreign, _ := codexfixture.StoredThread(t, th.codexHome, "", "the user's own session") // not started by codexhost
+	missing := "019a0000-0000-7000-8000-00000000f00d"                                      // in no harness
 
 	listed := func(c *api.Client) []string {
 		ids, _ := listAll(t, c, api.ThreadListParams{AnyCwd: true})
@@ -89,8 +91,17 @@ func TestThreadPrincipalRules(t *testing.T) {
 	denied("bot cancels a session codexhost did not start", cancel(bot, foreign), "codexhost continue "+foreign)
 	denied("operator.write without write controls", send(th.client("writer"), foreign), "codexhost continue")
 	denied("an agent sends to a session codexhost did not start", send(agent, foreign), "codexhost continue")
-	if err := send(th.client("control"), foreign); !model.IsCode(err, model.CodeThreadNotFound) {
-		t.Errorf("write controls pass the policy and reach the thread lookup: %v", err)
+	if err := cancel(th.client("control"), foreign); model.IsCode(err, model.CodePermissionDenied) {
+		t.Errorf("write controls pass the policy: %v", err)
+	}
+	// An id no harness has is not found for everyone, not a refusal pointing at continue.
+	for _, c := range []*api.Client{bot, agent, th.client("writer")} {
+		if err := send(c, missing); !model.IsCode(err, model.CodeThreadNotFound) {
+			t.Errorf("send to an id no harness has: %v, want THREAD_NOT_FOUND", err)
+		}
+		if err := cancel(c, missing); !model.IsCode(err, model.CodeThreadNotFound) {
+			t.Errorf("cancel of an id no harness has: %v, want THREAD_NOT_FOUND", err)
+		}
 	}
 }
 

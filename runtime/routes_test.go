@@ -54,11 +54,12 @@ func permissionTable() []permissionCase {
 		{api.MethodHarnessInspect, api.HarnessInspectParams{Harness: "shell"}, notNode},
 		{api.MethodDelegateStart, api.DelegateStartParams{Harness: "shell", Task: "permission table", Cwd: os.TempDir()}, notNode},
 		{api.MethodThreadRead, api.ThreadReadParams{Thread: missing}, notNode},
-		{api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: missing}, TimeoutMs: 1}, notNode},
+		{api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: missing}, TimeoutMs: api.WaitMs(1)}, notNode},
 		{api.MethodThreadList, api.ThreadListParams{AnyCwd: true}, notNode},
-		// A session codexhost did not start: operator.write with write controls (runtime/principal.go).
-		{api.MethodThreadSend, api.ThreadSendParams{Thread: missing, Message: "hi"}, writers},
-		{api.MethodThreadCancel, api.ThreadCancelParams{Thread: missing}, writers},
+		// An id no harness has is THREAD_NOT_FOUND for everyone (threads/principal.go); a
+		// session codexhost did not start needs operator.write with write controls (scopes_test.go).
+		{api.MethodThreadSend, api.ThreadSendParams{Thread: missing, Message: "hi"}, notNode},
+		{api.MethodThreadCancel, api.ThreadCancelParams{Thread: missing}, notNode},
 		{api.MethodThreadWatch, api.ThreadWatchParams{Thread: missing}, notNode},
 		{api.MethodThreadWatches, nil, notNode},
 		{api.MethodThreadMarkers, api.ThreadMarkersParams{Thread: missing}, notNode},

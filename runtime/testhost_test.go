@@ -336,7 +336,7 @@ func readThread(t testing.TB, c *api.Client, id string) api.ThreadReadResult {
 func waitStopped(t testing.TB, c *api.Client, id string) api.ThreadReadResult {
 	t.Helper()
 	res := call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{
-		ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: int(testWait / time.Millisecond)})
+		ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: api.WaitMs(int(testWait / time.Millisecond))})
 	if res.TimedOut == nil || *res.TimedOut {
 		t.Fatalf("thread %s still running after %v: %+v", id, testWait, res.Thread)
 	}

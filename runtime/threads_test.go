@@ -54,7 +54,7 @@ func TestS000_21_DeepLinkAndBareIDReadTheSame(t *testing.T) {
 		{api.MethodThreadRead, func(s string) any { return api.ThreadReadParams{Thread: s} }},
 		{api.MethodThreadRead, func(s string) any { return api.ThreadReadParams{Thread: s, View: model.ViewMessages} }},
 		{api.MethodThreadWait, func(s string) any {
-			return api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: s}, TimeoutMs: 1000}
+			return api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: s}, TimeoutMs: api.WaitMs(1000)}
 		}},
 		{api.MethodThreadList, func(s string) any { return api.ThreadListParams{Parent: s} }},
 	} {
@@ -116,7 +116,7 @@ func TestS000_27_ReadAndWaitDoNotChangeAnExternalThread(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var w api.ThreadReadResult
-	if err := c.Call(ctx, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: read, TimeoutMs: int(time.Hour / time.Millisecond)}, &w); err != nil {
+	if err := c.Call(ctx, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: read, TimeoutMs: api.WaitMs(int(time.Hour / time.Millisecond))}, &w); err != nil {
 		t.Fatalf("wait on an idle thread: %v", err)
 	}
 	if w.TimedOut == nil || *w.TimedOut || w.Thread.Status != model.ThreadIdle {
@@ -143,7 +143,7 @@ func TestS000_27_WaitOnARunningThreadTimesOutWithoutStoppingIt(t *testing.T) {
 	id := res.Thread.ID
 	before := th.transcript(id)
 
-	w := call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: 150})
+	w := call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: api.WaitMs(150)})
 	if w.TimedOut == nil || !*w.TimedOut || w.Thread.Status != model.ThreadActive || w.Thread.LastTurn == nil || w.Thread.LastTurn.Status != model.TurnInProgress {
 		t.Fatalf("wait on a running thread: timedOut %v thread %+v", w.TimedOut, w.Thread)
 	}

@@ -3,31 +3,31 @@ package runtime
 import (
 	"math"
 	"testing"
-	"time"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
-// thread.wait with the largest timeout does not overflow into "timed out at once": the
-// timeout is clamped to MaxWaitTimeout, so the wait lasts until the turn ends.
-func TestThreadWaitHugeTimeoutIsClamped(t *testing.T) {
+// thread.wait's timeout is what the manual says: 0 reads at once (timedOut while the turn
+// runs), more than an hour is refused rather than clamped or overflowed into an instant
+// timeout, and no timeout waits the default.
+func TestThreadWaitTimeoutBounds(t *testing.T) {
 	th := newTestHost(t, hostOptions{clients: []string{"alpha"}})
 	c := th.client("alpha")
 	dir := t.TempDir()
 	res := delegate(t, c, api.DelegateStartParams{Harness: "slow", Task: "long job", Cwd: dir})
-	done := make(chan api.ThreadReadResult, 1)
-	go func() {
-		done <- call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{
-			ThreadReadParams: api.ThreadReadParams{Thread: res.Thread.ID}, TimeoutMs: math.MaxInt64})
-	}()
-	select {
-	case got := <-done:
-		t.Fatalf("the wait returned while the turn runs: timedOut %v, status %s", *got.TimedOut, got.Thread.Status)
-	case <-time.After(300 * time.Millisecond): // the wait is still waiting, as it should
+	wait := func(ms *int) api.ThreadWaitParams {
+		return api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: res.Thread.ID}, TimeoutMs: ms}
+	}
+	now := call[api.ThreadReadResult](t, c, api.MethodThreadWait, wait(api.WaitMs(0)))
+	if now.TimedOut == nil || !*now.TimedOut || now.Thread.RunStatus != model.StatusRunning {
+		t.Fatalf("wait 0 while the turn runs: %+v", now)
+	}
+	for _, ms := range []int{-1, 3600001, math.MaxInt} {
+		callErr(t, c, api.MethodThreadWait, wait(api.WaitMs(ms)), model.CodeInvalidArgument)
 	}
 	openGate(t, dir)
-	got := <-done
+	got := call[api.ThreadReadResult](t, c, api.MethodThreadWait, wait(nil))
 	if got.TimedOut == nil || *got.TimedOut || got.Result == nil || got.Result.Status != model.TurnCompleted {
 		t.Fatalf("wait after the turn ended: %+v", got)
 	}

@@ -214,7 +214,7 @@ func (w *wHost) running(id string) bool { return threads.Running(w.read(id).Thre
 func (w *wHost) waitStopped(id string) api.ThreadReadResult {
 	w.t.Helper()
 	res := call[api.ThreadReadResult](w.t, w.rt(), api.MethodThreadWait, api.ThreadWaitParams{
-		ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: int(wWait / time.Millisecond)})
+		ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: api.WaitMs(int(wWait / time.Millisecond))})
 	if res.TimedOut == nil || *res.TimedOut {
 		w.t.Fatalf("thread %s still running", id)
 	}

@@ -120,7 +120,7 @@ command = ["sh", "-c", "cat >/dev/null"]
 		b.recipients = append(b.recipients, res.Thread.ID)
 	}
 	for _, r := range b.recipients {
-		if err := b.c.Call(ctx, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: r}, TimeoutMs: 30000}, nil); err != nil {
+		if err := b.c.Call(ctx, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: r}, TimeoutMs: api.WaitMs(30000)}, nil); err != nil {
 			return err
 		}
 	}

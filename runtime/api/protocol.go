@@ -193,8 +193,12 @@ type ThreadReadResult struct {
 // ThreadWaitParams waits until the thread is not active or the timeout passes.
 type ThreadWaitParams struct {
 	ThreadReadParams
-	TimeoutMs int `json:"timeoutMs,omitempty"`
+	// TimeoutMs bounds the wait; nil is the default (30 s), 0 reads once at once.
+	TimeoutMs *int `json:"timeoutMs,omitempty"`
 }
+
+// WaitMs is a ThreadWaitParams timeout.
+func WaitMs(ms int) *int { return &ms }
 
 // Sort orders of thread.list.
 var SortOrders = []string{"created-desc", "created-asc", "updated-desc", "updated-asc", "recency-desc", "recency-asc"}

@@ -128,7 +128,7 @@ var otherPrincipalPolicy = &route.Policy{Clients: &route.ClientRule{Scope: confi
 
 // touchPolicy is what naming a thread needs beyond the method's policy, wherever naming it
 // makes something happen to it: sending, cancelling, being notified, being a parent.
-func (s *Service) touchPolicy(env route.Env, thread string) (*route.Policy, error) {
+func (s *Service) touchPolicy(ctx context.Context, env route.Env, thread string) (*route.Policy, error) {
 	id, err := ParseThread(thread)
 	if err != nil {
 		return nil, nil // the handler names the bad id
@@ -138,6 +138,11 @@ func (s *Service) touchPolicy(env route.Env, thread string) (*route.Policy, erro
 		return nil, err
 	}
 	if !ok {
+		// An id no harness has is not found, whoever asks: it was given, so nothing is
+		// disclosed, and a refusal would point at `continue`, which fails again.
+		if _, err := s.Harness(ctx, id); model.IsCode(err, model.CodeThreadNotFound) {
+			return nil, err
+		}
 		return foreignSessionPolicy(id), nil
 	}
 	mine, err := s.callerPrincipal(env.Caller)
@@ -156,7 +161,7 @@ var unboundPolicy = &route.Policy{Clients: &route.ClientRule{},
 
 // touchAll is the strictest touchPolicy of the named threads ("" skipped). The runtime's
 // own in-process callers, bound to no thread, are not held to it.
-func (s *Service) touchAll(env route.Env, threads ...string) (*route.Policy, error) {
+func (s *Service) touchAll(ctx context.Context, env route.Env, threads ...string) (*route.Policy, error) {
 	if !scoped(env.Caller) {
 		return nil, nil
 	}
@@ -164,7 +169,7 @@ func (s *Service) touchAll(env route.Env, threads ...string) (*route.Policy, err
 		if t == "" {
 			continue
 		}
-		pol, err := s.touchPolicy(env, t)
+		pol, err := s.touchPolicy(ctx, env, t)
 		if err != nil || pol == nil {
 			if err != nil {
 				return nil, err
@@ -178,8 +183,8 @@ func (s *Service) touchAll(env route.Env, threads ...string) (*route.Policy, err
 	return nil, nil
 }
 
-func (s *Service) cancelPolicy(_ context.Context, env route.Env, p api.ThreadCancelParams) (*route.Policy, error) {
-	return s.touchPolicy(env, p.Thread)
+func (s *Service) cancelPolicy(ctx context.Context, env route.Env, p api.ThreadCancelParams) (*route.Policy, error) {
+	return s.touchPolicy(ctx, env, p.Thread)
 }
 
 // sendPolicy: a turn of a node-bound supervised thread needs what continuing that node's
@@ -188,19 +193,19 @@ func (s *Service) sendPolicy(ctx context.Context, env route.Env, p api.ThreadSen
 	if pol, err := s.opts.Supervised.SendPolicy(ctx, env, p); pol != nil || err != nil {
 		return pol, err
 	}
-	return s.touchPolicy(env, p.Thread)
+	return s.touchPolicy(ctx, env, p.Thread)
 }
 
 // watchPolicy: notifications to a client go only to that client asking for itself; a
 // thread notified is sent a turn, so naming it is touching it.
-func (s *Service) watchPolicy(_ context.Context, env route.Env, p api.ThreadWatchParams) (*route.Policy, error) {
+func (s *Service) watchPolicy(ctx context.Context, env route.Env, p api.ThreadWatchParams) (*route.Policy, error) {
 	name, ok := strings.CutPrefix(p.Notify, model.ClientRecipientPrefix)
 	if !ok {
 		target := p.Notify
 		if target == "" {
 			target = agentHint(env.Caller, p.Caller).EnvThread
 		}
-		return s.touchAll(env, target)
+		return s.touchAll(ctx, env, target)
 	}
 	return &route.Policy{Clients: &route.ClientRule{}, OnlyClient: name,
 		ClientHint: "a client can only ask for notifications to itself: use --notify client:<your name> through your own token"}, nil
@@ -208,12 +213,12 @@ func (s *Service) watchPolicy(_ context.Context, env route.Env, p api.ThreadWatc
 
 // delegatePolicy: the parent of a delegation is touched (it gets the child, and with
 // --watch a notification turn), so it follows the same rule.
-func (s *Service) delegatePolicy(_ context.Context, env route.Env, p api.DelegateStartParams) (*route.Policy, error) {
+func (s *Service) delegatePolicy(ctx context.Context, env route.Env, p api.DelegateStartParams) (*route.Policy, error) {
 	if env.Caller.Unbound {
 		return unboundPolicy, nil
 	}
 	h := agentHint(env.Caller, p.Caller)
-	return s.touchAll(env, h.ParentThread, h.EnvThread)
+	return s.touchAll(ctx, env, h.ParentThread, h.EnvThread)
 }
 
 // agentHint is what a caller says of itself, corrected by what its token proves: an agent's

@@ -59,12 +59,12 @@ func (s *Service) Read(ctx context.Context, p api.ThreadReadParams) (api.ThreadR
 // Wait blocks until the thread is not active or the timeout passes. It only reads.
 func (s *Service) Wait(ctx context.Context, p api.ThreadWaitParams) (api.ThreadReadResult, error) {
 	timeout := DefaultWaitTimeout
-	if p.TimeoutMs < 0 {
-		return api.ThreadReadResult{}, model.Errorf(model.CodeInvalidArgument, "use a positive --timeout-ms", "negative timeout")
-	}
-	if p.TimeoutMs > 0 {
-		// Clamped before converting: a huge value must not overflow into an instant timeout.
-		timeout = model.ClampMillis(int64(p.TimeoutMs), MaxWaitTimeout)
+	if ms := p.TimeoutMs; ms != nil {
+		if *ms < 0 || int64(*ms) > MaxWaitTimeout.Milliseconds() {
+			return api.ThreadReadResult{}, model.Errorf(model.CodeInvalidArgument, "use --timeout-ms from 0 (read at once) to 3600000 (one hour)",
+				"wait timeout %d ms out of range", *ms).WithDetail("timeoutMs", *ms)
+		}
+		timeout = time.Duration(*ms) * time.Millisecond
 	}
 	id, err := ParseThread(p.Thread)
 	if err != nil {
