@@ -83,10 +83,25 @@ func (f *clientFlags) connectAgent(ctx context.Context) (*api.Client, error) {
 	return dial(ctx, ep, clientToken)
 }
 
+// dial connects and authenticates. A runtime at a connection cap (RESOURCE_EXHAUSTED: the
+// client's own, or the runtime's) is tried again until dialTimeout, so a burst of one
+// client's commands is served in turn rather than failed.
 func dial(ctx context.Context, endpoint, token string) (*api.Client, error) {
 	ctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
-	return api.Dial(ctx, endpoint, token)
+	backoff := 10 * time.Millisecond
+	for {
+		c, err := api.Dial(ctx, endpoint, token)
+		if err == nil || !model.IsCode(err, model.CodeResourceExhausted) {
+			return c, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 250*time.Millisecond)
+	}
 }
 
 // callerHint is what this process knows about its caller.
