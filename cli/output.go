@@ -41,7 +41,7 @@ func writeHuman(w io.Writer, human func(io.Writer)) {
 
 // print writes one JSON document on stdout.
 func (f *formatFlag) print(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
+	b, err := model.MarshalPlain(v)
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (f *formatFlag) print(w io.Writer, v any) error {
 		if err := json.Unmarshal(b, &doc); err != nil {
 			return err
 		}
-		b, err = json.Marshal(compact(doc))
+		b, err = model.MarshalPlain(compact(doc))
 		if err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@
 package model
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -70,12 +69,12 @@ func (e *Error) ExitCode() int { return 1 }
 
 // JSON renders the error envelope printed on stderr: {"error":{"code":…,"message":…,…}}.
 func (e *Error) JSON() []byte {
-	b, err := json.Marshal(struct {
+	b, err := MarshalPlain(struct {
 		Error *Error `json:"error"`
 	}{e})
 	if err != nil {
 		// Details hold only plain values we put there; fall back without them rather than lose the code.
-		b, _ = json.Marshal(struct {
+		b, _ = MarshalPlain(struct {
 			Error Error `json:"error"`
 		}{Error{Code: e.Code, Message: e.Message, Hint: e.Hint}})
 	}

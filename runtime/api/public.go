@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 
+	"github.com/codexhost/codexhost/internal/shquote"
 	"github.com/codexhost/codexhost/model"
 )
 
@@ -54,9 +55,10 @@ func PublicWatch(w model.Watch) WatchEntry {
 		TurnID: w.SourceTurn, Reason: w.Reason, RegisteredAt: w.RegisteredAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
 }
 
-// NewNext builds the follow-up commands of a thread for the CLI at cliPath.
+// NewNext builds the follow-up commands of a thread for the CLI at cliPath, quoted for a
+// POSIX shell so that they run as printed.
 func NewNext(cliPath, thread string) *NextCommands {
-	return &NextCommands{Read: cliPath + " thread read " + thread, Wait: cliPath + " thread wait " + thread}
+	return &NextCommands{Read: shquote.Join(cliPath, "thread", "read", thread), Wait: shquote.Join(cliPath, "thread", "wait", thread)}
 }
 
 // threadReadJSON has ThreadReadResult's fields without its methods.

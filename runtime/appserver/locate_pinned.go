@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/codexhost/codexhost/internal/shquote"
 )
 
 // ModulePath is this project's Go module: a go.mod naming it marks a checkout of codexhost.
@@ -165,15 +167,7 @@ func ParseModulePath(gomod []byte) string {
 	return ""
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:@", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func shellQuote(s string) string { return shquote.Quote(s) }
 
 // DevelopmentVersion is the version of a build from a checkout without release flags.
 const DevelopmentVersion = "dev"
