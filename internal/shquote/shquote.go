@@ -5,7 +5,7 @@ package shquote
 import "strings"
 
 // Quote returns s as one POSIX shell word: unchanged when it holds only characters no shell
-// treats specially, else in single quotes (a ' inside becomes '\”).
+// treats specially, else in single quotes, each ' inside closed, escaped and reopened.
 func Quote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:@,", r))
