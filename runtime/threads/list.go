@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codexhost/codexhost/model"
@@ -91,10 +92,41 @@ func (s *Service) List(ctx context.Context, caller api.Caller, p api.ThreadListP
 			res.NextCursor = encodeListCursor(listCursor{Key: order.key(last), ID: last.info.ID})
 			break
 		}
-		s.Decorate(&r.info)
 		res.Threads = append(res.Threads, r.info)
 	}
+	s.withLastTurns(ctx, res.Threads)
+	for i := range res.Threads {
+		s.Decorate(&res.Threads[i])
+	}
 	return res, nil
+}
+
+// lastTurnReaders bounds the reads withLastTurns runs at once.
+const lastTurnReaders = 8
+
+// withLastTurns gives the native rows of a page their latest turn: the App Server's catalog
+// rows carry none, and without it a finished thread would read "creating" in the list while
+// `thread read` says "completed". Only the page shown is read.
+func (s *Service) withLastTurns(ctx context.Context, infos []model.ThreadInfo) {
+	native := s.deps.Harnesses.Native()
+	sem := make(chan struct{}, lastTurnReaders)
+	var wg sync.WaitGroup
+	for i := range infos {
+		info := &infos[i]
+		if info.Harness != model.NativeHarness || info.LastTurn != nil || native == nil {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if snap, err := native.Read(ctx, model.ThreadID(info.ID), harness.ReadRequest{}); err == nil && snap.Info.LastTurn != nil {
+				info.LastTurn = snap.Info.LastTurn
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // rowOrder is a --sort order: a time field, ascending or descending, ties broken by id.
