@@ -175,13 +175,13 @@ func TestS000_15_ReusedRequestIDReturnsTheOriginalChild(t *testing.T) {
 	}
 	waitStopped(t, c, first.Thread.ID)
 	again := delegate(t, c, p)
-	// The request id decides, even when the retry changed its task text.
+	if again.Thread.ID != first.Thread.ID || !again.Existing {
+		t.Fatalf("retry gave %s (existing %v), want the original %s", again.Thread.ID, again.Existing, first.Thread.ID)
+	}
+	// A reuse with other parameters is refused, naming the original child, and starts nothing.
 	p.Task = "task one, reworded by a retry"
-	reworded := delegate(t, c, p)
-	for _, r := range []api.DelegateStartResult{again, reworded} {
-		if r.Thread.ID != first.Thread.ID || !r.Existing {
-			t.Fatalf("retry gave %s (existing %v), want the original %s", r.Thread.ID, r.Existing, first.Thread.ID)
-		}
+	if me := callErr(t, c, api.MethodDelegateStart, p, model.CodeInvalidArgument); me.Details["thread"] != first.Thread.ID {
+		t.Fatalf("a reworded reuse: %v, want the original %s named", me, first.Thread.ID)
 	}
 	if n := len(th.transcripts()); n != 1 {
 		t.Fatalf("%d threads in the harness, want 1", n)

@@ -48,7 +48,13 @@ type IdempotencyEntry struct {
 	Thread     model.ThreadID `json:"thread"`
 	Delegation string         `json:"delegation,omitempty"`
 	At         time.Time      `json:"at"`
+	// Params is a hash of the request's parameters (harness, task, model, cwd…): a request
+	// id used again with others is refused. "" in entries written before it existed.
+	Params string `json:"params,omitempty"`
 }
+
+// ParamsKey is the hash of a delegation's parameters that IdempotencyEntry.Params keeps.
+func ParamsKey(parts ...string) string { return hashParts(parts...) }
 
 // RequestKey scopes a caller's request id to its origin, so one caller can never receive the
 // child of another caller's request.
@@ -70,6 +76,7 @@ type NewDelegation struct {
 	Thread     model.ThreadRecord
 	RequestKey string // "" when no request id
 	DedupeKey  string // "" when a request id was given
+	ParamsKey  string // the request's parameters (ParamsKey)
 }
 
 // SaveDelegation writes a new child's records and indexes durably, all or nothing.
@@ -77,7 +84,7 @@ func (s *Store) SaveDelegation(n NewDelegation) error {
 	return s.UpdateRetry(func(tx *Tx) error {
 		tx.SyncOnCommit()
 		child := string(n.Origin.Thread)
-		entry := IdempotencyEntry{Record: Record{V: 1}, Thread: n.Origin.Thread, At: n.Origin.CreatedAt}
+		entry := IdempotencyEntry{Record: Record{V: 1}, Thread: n.Origin.Thread, At: n.Origin.CreatedAt, Params: n.ParamsKey}
 		if n.Delegation != nil {
 			entry.Delegation = n.Delegation.ID
 			if err := tx.Put(PrefixDelegation, n.Delegation.ID, &DelegationRecord{Delegation: *n.Delegation}); err != nil {

@@ -76,6 +76,7 @@ type delegation struct {
 	refs       []string
 	requestKey string
 	dedupeKey  string
+	paramsKey  string
 }
 
 // Delegate starts a child thread on a harness and records who delegated it, or returns the
@@ -92,6 +93,12 @@ func (s *Service) Delegate(ctx context.Context, caller api.Caller, p api.Delegat
 	if e, found, err := s.deps.Store.Idempotent(d.requestKey, d.dedupeKey, now, s.opts.Config().DedupeWindow()); err != nil {
 		return api.DelegateStartResult{}, err
 	} else if found {
+		if e.Params != "" && d.paramsKey != "" && e.Params != d.paramsKey {
+			return api.DelegateStartResult{}, model.Errorf(model.CodeInvalidArgument,
+				"use a new --request-id for a different delegation, or repeat the first request exactly",
+				"request id %q was already used with other parameters (harness, task, model, thinking or cwd) for thread %s", p.RequestID, e.Thread).
+				WithDetail("thread", string(e.Thread))
+		}
 		info, err := s.threadInfo(ctx, e.Thread)
 		if err != nil {
 			return api.DelegateStartResult{}, err
@@ -157,6 +164,7 @@ func (s *Service) checkDelegation(ctx context.Context, caller api.Caller, p api.
 			return delegation{}, model.Errorf(model.CodeInvalidArgument, "use a request id of at most 256 characters", "request id too long")
 		}
 		d.requestKey = store.RequestKey(d.org.key(), p.RequestID)
+		d.paramsKey = store.ParamsKey(p.Harness, p.Task, p.Model, p.Thinking, d.cwd)
 	} else {
 		d.dedupeKey = model.DedupeKey(d.org.key(), p.Harness, p.Task)
 	}
@@ -168,7 +176,7 @@ func (s *Service) startChild(ctx context.Context, d delegation, now time.Time) (
 	p, org := d.p, d.org
 	st, err := s.startChildTurn(ctx, Child{Harness: p.Harness, Cwd: d.cwd, Model: p.Model, Thinking: p.Thinking, Task: p.Task,
 		Parent: org.parent, ParentHarness: org.parentHarness, Client: org.client, RequestID: p.RequestID, Refs: d.refs,
-		RequestKey: d.requestKey, DedupeKey: d.dedupeKey, At: now})
+		RequestKey: d.requestKey, DedupeKey: d.dedupeKey, ParamsKey: d.paramsKey, At: now})
 	child := st.thread
 	var failed *ChildError
 	switch {
@@ -204,6 +212,9 @@ type Child struct {
 	Refs          []string
 	// RequestKey and DedupeKey make the start findable by an identical later request.
 	RequestKey, DedupeKey string
+	// ParamsKey identifies the request's parameters, so a request id reused with others is
+	// refused.
+	ParamsKey string
 	// At is the time of the records; zero means when the harness started the thread.
 	At time.Time
 }
@@ -270,6 +281,7 @@ func (s *Service) startChildTurn(ctx context.Context, c Child) (startedChild, er
 		Thread:     model.ThreadRecord{V: 1, ID: child, Harness: c.Harness, Cwd: c.Cwd, Model: c.Model, CreatedAt: now, UpdatedAt: now, RecencyAt: now},
 		RequestKey: c.RequestKey,
 		DedupeKey:  c.DedupeKey,
+		ParamsKey:  c.ParamsKey,
 	}
 	id, err := uuid.NewV7()
 	if err != nil {

@@ -33,3 +33,27 @@ func TestNativeListRowsReadTheirLastTurnsOutcome(t *testing.T) {
 		t.Fatalf("listed %d of the two native threads: %+v", seen, list.Threads)
 	}
 }
+
+// A request id names one delegation: repeated exactly it returns the first child; reused with
+// another harness, task or model it is refused, not answered with the first child.
+func TestRequestIDReusedWithOtherParametersIsRefused(t *testing.T) {
+	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
+	c := th.client("bot")
+	cwd := t.TempDir()
+	first := api.DelegateStartParams{Harness: "shell", Task: "the task", RequestID: "r-1", Cwd: cwd}
+	a := delegate(t, c, first)
+	again := delegate(t, c, first)
+	if !again.Existing || again.Thread.ID != a.Thread.ID {
+		t.Fatalf("the same request again: %+v, want the first child", again)
+	}
+	for _, changed := range []api.DelegateStartParams{
+		{Harness: "shell", Task: "another task", RequestID: "r-1", Cwd: cwd},
+		{Harness: "slow", Task: "the task", RequestID: "r-1", Cwd: cwd},
+		{Harness: "shell", Task: "the task", RequestID: "r-1", Cwd: cwd, Model: "other"},
+	} {
+		me := callErr(t, c, api.MethodDelegateStart, changed, model.CodeInvalidArgument)
+		if me.Details["thread"] != a.Thread.ID {
+			t.Errorf("refusal %v does not name the first child", me)
+		}
+	}
+}
