@@ -56,6 +56,9 @@ type Options struct {
 	Workers int
 	// Quota is the principal's maximum of running threads before a creation round.
 	Quota func() int
+	// NamesDir keeps the task-create names of runs still to report (names.go); "" keeps
+	// them in memory only.
+	NamesDir string
 }
 
 // Engine executes the blocks of completed turns.
@@ -209,7 +212,13 @@ func (e *Engine) Resume() error {
 	}); err != nil {
 		return err
 	}
+	running := map[string]bool{}
 	for _, r := range runs {
+		running[r.ID] = true
+	}
+	e.sweepNames(running)
+	for _, r := range runs {
+		e.loadNames(r.ID)
 		ctx, cancel := context.WithCancel(context.Background())
 		lr := &liveRun{run: r, cancel: cancel, saved: true}
 		if !e.track(lr) {
