@@ -25,6 +25,11 @@ func (e *Engine) execute(ctx context.Context, lr *liveRun, parsed Parsed) {
 		return // goal threads never run blocks
 	}
 	run.Outcomes = SkippedOutcomes(parsed)
+	for _, b := range parsed.Blocks {
+		if b.Create != nil { // skipped ones too: a duplicate or over-limit block shows its name
+			e.rememberName(run.ID, b.Seq, b.Create.Name)
+		}
+	}
 	plan := Plan(parsed)
 	e.createRound(ctx, run, author, plan)
 	for _, b := range plan {
