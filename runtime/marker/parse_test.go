@@ -394,6 +394,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("```text\n```task-create\n{}\n```\n```\n")
 	f.Add("```task-create\n{\"prompt\":\"" + strings.Repeat("[", 50) + "\n")
 	f.Add(strings.Repeat(block("read_thread", `{"task_id":"z","chars":1e9}`), 8))
+	f.Add("~~~task-create\n{\"prompt\":\"t\"}\n~~~\n````\n```task-poll\n```\n````\n   ```TASK-POLL\n{}\n```\n    ```task-poll\n")
+	f.Add(block("task-read", `{"task_id":"a","wait_seconds":20,"timeout_seconds":1}`) + block("task-read", `{ "task_id" : "a", "wait_seconds" : 20, "timeout_seconds" : 1 }`))
 	f.Fuzz(func(t *testing.T, out string) {
 		p := Parse(out)
 		if len(p.Blocks) > MaxCandidates {
