@@ -92,6 +92,8 @@ type MarkerPending struct {
 	Interval time.Duration `json:"interval"`
 	Deadline time.Time     `json:"deadline"`
 	Chars    int           `json:"chars"`
+	// Once is a wait_seconds read: one read at the deadline, whatever happens before it.
+	Once bool `json:"once,omitempty"`
 }
 
 // MarkerRun is the durable state of one author turn's blocks after creation and control ran:

@@ -40,6 +40,8 @@ func (h *Host) startMarkers() error {
 		Log:     h.opts.Log,
 		Workers: cfg.WorkerSlots(),
 		Quota:   func() int { return h.config().Markers.ActiveQuota() },
+		// Names of task-create blocks are content: next to the queued messages, not in records.
+		NamesDir: filepath.Join(h.opts.Home, "marker-names"),
 	})
 	return h.markers.Resume()
 }

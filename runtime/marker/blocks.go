@@ -59,6 +59,11 @@ const (
 	SkipTargetMissing   = "target_missing"
 	SkipOverLimit       = "over_limit"
 	SkipAbandoned       = "abandoned" // the author was cancelled before the block ran
+	SkipDuplicate       = "duplicate" // the same tool and body as an earlier block of the reply
+	// Near misses: lines that look like tool fences but are none, reported so the agent learns.
+	SkipInfoCase  = "info_case"        // a tool name in another case (Task-Create)
+	SkipInfoWords = "info_extra_words" // a tool name with more words after it (task-poll json)
+	SkipIndented  = "indented"         // a tool fence indented 4+ spaces (an indented code block)
 )
 
 // Create is a valid task-create block. Name is for the report only.
@@ -79,6 +84,8 @@ type Read struct {
 	Chars    int
 	// DroppedTargets counts wait targets beyond MaxWaitTargets, which are ignored.
 	DroppedTargets int
+	// Once is a wait_seconds read: it waits Timeout, events or not, then reads once.
+	Once bool
 }
 
 // Block is one tool block of a turn, in output order.
@@ -115,8 +122,33 @@ func Parse(output string) Parsed {
 		b.Seq = i + 1
 		out.Blocks = append(out.Blocks, b)
 	}
+	dedupe(out.Blocks, fences)
 	applyLimits(out.Blocks)
 	return out
+}
+
+// dedupe skips a valid block whose tool and body (white space between JSON tokens aside) are
+// those of an earlier valid block of the same output: a reply that repeats a block means it
+// once, and two identical task-create blocks would otherwise create two threads.
+func dedupe(blocks []Block, fences []fence) {
+	first := map[string]int{}
+	for i := range blocks {
+		b := &blocks[i]
+		if !b.Valid() {
+			continue
+		}
+		var compact bytes.Buffer
+		body := []byte(fences[i].body)
+		if json.Compact(&compact, body) == nil {
+			body = compact.Bytes()
+		}
+		key := string(b.Tool) + "\x00" + string(body)
+		if seq, seen := first[key]; seen {
+			b.Skip, b.Detail = SkipDuplicate, fmt.Sprintf("identical to block %d of this reply, which runs once for both", seq)
+			continue
+		}
+		first[key] = b.Seq
+	}
 }
 
 // applyLimits skips valid blocks over their tool's per-turn limit. Invalid blocks do not use
@@ -142,6 +174,9 @@ func decodeBlock(f fence) Block {
 	skip := func(code, format string, args ...any) Block {
 		b.Skip, b.Detail = code, fmt.Sprintf(format, args...)
 		return b
+	}
+	if f.nearMiss != "" {
+		return skip(f.nearMiss, "not run: %s", f.detail)
 	}
 	if !f.terminated {
 		return skip(SkipUnterminated, "the block has no closing fence")
@@ -230,15 +265,18 @@ func decodeCreate(obj map[string]json.RawMessage) (*Create, *fieldError) {
 	if c.Harness, _, fe = optString(obj, "harness"); fe != nil {
 		return nil, fe
 	}
-	if c.Effort, present, fe = optString(obj, "effort"); fe != nil {
-		return nil, fieldErr(SkipEffortInvalid, "effort must be one of %v", Efforts)
-	} else if present && !contains(Efforts, c.Effort) {
-		return nil, fieldErr(SkipEffortInvalid, "effort must be one of %v", Efforts)
+	if c.Effort, present, fe = optString(obj, "effort"); fe != nil || (present && !contains(Efforts, c.Effort)) {
+		return nil, fieldErr(SkipEffortInvalid, "effort must be one of %v; a model's other thinking options "+
+			"that harness inspect lists (such as ultra) are chosen with delegate start --thinking, not by a block", Efforts)
 	}
-	if c.Executor, present, fe = optString(obj, "executor"); fe != nil {
-		return nil, fieldErr(SkipExecutorInvalid, "executor must be one of %v", Executors)
-	} else if present && !contains(Executors, c.Executor) {
-		return nil, fieldErr(SkipExecutorInvalid, "executor must be one of %v", Executors)
+	if c.Executor, present, fe = optString(obj, "executor"); fe != nil || (present && !contains(Executors, c.Executor)) {
+		detail := fmt.Sprintf("executor must be one of %v", Executors)
+		if name, ok := strings.CutPrefix(c.Executor, "harness "); ok && fe == nil {
+			detail += fmt.Sprintf(`; to pick a harness write the field "harness": %q instead`, strings.TrimSpace(name))
+		} else {
+			detail += `; a harness is picked with the field "harness": NAME`
+		}
+		return nil, fieldErr(SkipExecutorInvalid, "%s", detail)
 	}
 	return &c, nil
 }
@@ -324,10 +362,24 @@ func decodeRead(obj map[string]json.RawMessage, wait bool) (*Read, *fieldError) 
 		}
 		return f, true, nil
 	}
-	if ws, ok, fe := num("wait_seconds"); fe != nil {
+	ws, once, fe := num("wait_seconds")
+	if fe != nil {
 		return nil, fe
-	} else if ok {
-		// One read after that long: interval = timeout = wait_seconds.
+	}
+	if once && !wait {
+		// One read after that long, whatever the target does meanwhile; interval_seconds and
+		// timeout_seconds of the same block do not apply.
+		r.Timeout = clampSeconds(ws, 0, MaxTimeout)
+		r.Interval = clampSeconds(ws, MinInterval, MaxInterval)
+		r.Once = r.Timeout > 0
+		if v, ok, fe := num("chars"); fe != nil {
+			return nil, fe
+		} else if ok {
+			r.Chars = clampChars(v)
+		}
+		return &r, nil
+	}
+	if once { // a wait: its timeout and interval, which its own keys may override
 		r.Timeout = clampSeconds(ws, 0, MaxTimeout)
 		r.Interval = clampSeconds(ws, MinInterval, MaxInterval)
 	}
@@ -344,10 +396,12 @@ func decodeRead(obj map[string]json.RawMessage, wait bool) (*Read, *fieldError) 
 	if v, ok, fe := num("chars"); fe != nil {
 		return nil, fe
 	} else if ok {
-		r.Chars = int(math.Max(MinChars, math.Min(MaxChars, math.Round(v))))
+		r.Chars = clampChars(v)
 	}
 	return &r, nil
 }
+
+func clampChars(v float64) int { return int(math.Max(MinChars, math.Min(MaxChars, math.Round(v)))) }
 
 // clampSeconds converts seconds to a duration within [lo, hi], clamping before converting so
 // that a huge number cannot overflow.

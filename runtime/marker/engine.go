@@ -18,7 +18,8 @@ type Threads interface {
 	Facts(ctx context.Context, id string) (Facts, error)
 	// View reads a snapshot for a report: status, last turn and the newest chars of its result.
 	View(ctx context.Context, id string, chars int) (view ThreadView, running bool, err error)
-	// Create starts a sibling thread for author with the block's prompt; a *model.Error with
+	// Create starts a thread recorded as created by author (its delegation parent) with the
+	// block's prompt, not a sub-agent: no shared history or lifetime; a *model.Error with
 	// CodeFailedPrecondition is a refusal (its message the reason), anything else a failure.
 	Create(ctx context.Context, author Facts, c Create) (Created, error)
 	// Cancel stops the running turn through the real cancel path.
@@ -56,6 +57,9 @@ type Options struct {
 	Workers int
 	// Quota is the principal's maximum of running threads before a creation round.
 	Quota func() int
+	// NamesDir keeps the task-create names of runs still to report (names.go); "" keeps
+	// them in memory only.
+	NamesDir string
 }
 
 // Engine executes the blocks of completed turns.
@@ -209,7 +213,13 @@ func (e *Engine) Resume() error {
 	}); err != nil {
 		return err
 	}
+	running := map[string]bool{}
 	for _, r := range runs {
+		running[r.ID] = true
+	}
+	e.sweepNames(running)
+	for _, r := range runs {
+		e.loadNames(r.ID)
 		ctx, cancel := context.WithCancel(context.Background())
 		lr := &liveRun{run: r, cancel: cancel, saved: true}
 		if !e.track(lr) {

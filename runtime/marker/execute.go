@@ -25,6 +25,11 @@ func (e *Engine) execute(ctx context.Context, lr *liveRun, parsed Parsed) {
 		return // goal threads never run blocks
 	}
 	run.Outcomes = SkippedOutcomes(parsed)
+	for _, b := range parsed.Blocks {
+		if b.Create != nil { // skipped ones too: a duplicate or over-limit block shows its name
+			e.rememberName(run.ID, b.Seq, b.Create.Name)
+		}
+	}
 	plan := Plan(parsed)
 	e.createRound(ctx, run, author, plan)
 	for _, b := range plan {
@@ -39,6 +44,9 @@ func (e *Engine) execute(ctx context.Context, lr *liveRun, parsed Parsed) {
 		}
 	}
 	e.audit(*run, parsed)
+	if err := e.saveNames(run.ID); err != nil {
+		fmt.Fprintf(e.opts.Log, "marker run %s: names: %v\n", run.ID, err)
+	}
 	if err := e.opts.Store.PutMarkerRun(*run); err != nil {
 		fmt.Fprintf(e.opts.Log, "marker run %s: save: %v\n", run.ID, err)
 	}
@@ -179,7 +187,7 @@ func (e *Engine) control(ctx context.Context, author Facts, b Block) Outcome {
 // queueRead turns a poll or wait into a pending read with an absolute deadline.
 func (e *Engine) queueRead(run *model.MarkerRun, b Block) {
 	run.Pending = append(run.Pending, model.MarkerPending{Seq: b.Seq, Tool: b.Tool, Info: b.Info, Targets: b.Read.Targets,
-		Interval: b.Read.Interval, Deadline: e.opts.Now().Add(b.Read.Timeout), Chars: b.Read.Chars})
+		Interval: b.Read.Interval, Deadline: e.opts.Now().Add(b.Read.Timeout), Chars: b.Read.Chars, Once: b.Read.Once})
 	if b.Read.DroppedTargets > 0 {
 		run.Outcomes = append(run.Outcomes, Outcome{Seq: b.Seq, Info: b.Info, Tool: b.Tool, Decision: Accepted,
 			Detail: fmt.Sprintf("%d targets beyond %d ignored", b.Read.DroppedTargets, MaxWaitTargets), Targets: b.Read.Targets})

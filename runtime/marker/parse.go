@@ -49,70 +49,159 @@ func ToolOf(info string) (Tool, bool) {
 const (
 	// MaxScanBytes is how much of a turn's output is scanned for blocks; the rest is ignored.
 	MaxScanBytes = 2 << 20
-	// MaxCandidates is how many tool fences are kept; the rest are counted, not parsed.
+	// MaxCandidates is how many tool fences (near misses included) are kept; the rest are
+	// counted, not parsed.
 	MaxCandidates = 64
 	// MaxBodyBytes bounds one block's body: a 20,000-character prompt escaped as \uXXXX fits.
 	MaxBodyBytes = 256 << 10
 )
 
-// fence is one tool fence found by the scanner, before its body is decoded.
+// fence is one tool fence found by the scanner, before its body is decoded. A near miss
+// (nearMiss set) is a line that looks like a tool fence but is none; it has no body.
 type fence struct {
 	info       string
 	tool       Tool
 	body       string
 	terminated bool
+	nearMiss   string // a Skip* code: why this is not a tool fence
+	detail     string
 }
 
-// scan finds the tool fences of output, in order. A fence is a line starting with ``` whose
-// info string names a tool; its body runs to the next line starting with ``` (non-greedy), so
-// a fence line inside a body cuts the block. Fences of other languages are skipped whole, as
-// Markdown renders them: a tool fence quoted inside one is text, not a block.
+// fenceLine is a line read as a CommonMark code fence: up to 3 spaces of indentation, a run
+// of at least three backticks or tildes, then the info string (a backtick fence's info has
+// no backtick). indent > 3 is an indented line, not a fence.
+type fenceLine struct {
+	indent int
+	char   byte
+	n      int
+	info   string // trimmed
+}
+
+// readFence reads line as a fence line; ok is false for any other line. An indentation of 4
+// or more is returned (ok true, indent > 3) so that a near miss can be told apart.
+func readFence(line string) (fenceLine, bool) {
+	var f fenceLine
+	i := 0
+	for ; i < len(line) && (line[i] == ' ' || line[i] == '\t'); i++ {
+		if line[i] == '\t' {
+			f.indent += 4 - f.indent%4 // tab stops of 4, as CommonMark counts them
+		} else {
+			f.indent++
+		}
+	}
+	if i == len(line) || (line[i] != '`' && line[i] != '~') {
+		return f, false
+	}
+	f.char = line[i]
+	for i < len(line) && line[i] == f.char {
+		f.n++
+		i++
+	}
+	if f.n < 3 {
+		return f, false
+	}
+	f.info = strings.Trim(line[i:], " \t")
+	if f.char == '`' && strings.IndexByte(f.info, '`') >= 0 {
+		return f, false // an inline code span, not a fence
+	}
+	return f, true
+}
+
+// closes reports whether line closes the fence open: the same character, at least as many,
+// at most 3 spaces of indentation and nothing but white space after.
+func (open fenceLine) closes(line string) bool {
+	f, ok := readFence(line)
+	return ok && f.indent <= 3 && f.char == open.char && f.n >= open.n && f.info == ""
+}
+
+// classify decides what a top-level fence line is: a tool fence (tool set), a near miss of
+// one (code set), or another fence (neither).
+func classify(f fenceLine) (info string, tool Tool, code, detail string) {
+	word, rest, _ := strings.Cut(strings.ReplaceAll(f.info, "\t", " "), " ")
+	rest = strings.TrimSpace(rest)
+	if t, ok := ToolOf(word); ok {
+		switch {
+		case f.indent > 3:
+			return word, t, SkipIndented, "the fence is indented 4 or more spaces, which Markdown reads as an indented code block; start it at the line's beginning"
+		case rest != "":
+			return word, t, SkipInfoWords, "the info string must be the tool name alone; remove " + quoteShort(rest)
+		}
+		return word, t, "", ""
+	}
+	if t, ok := ToolOf(strings.ToLower(word)); ok {
+		return word, t, SkipInfoCase, "tool names are lowercase: write " + strings.ToLower(word)
+	}
+	return word, "", "", ""
+}
+
+// scan finds the tool fences of output, in order, as CommonMark reads fences: backtick and
+// tilde fences, closed by the same character at least as many times; only fences at the top
+// level count, so a tool fence quoted inside another fence (of any info string or length) is
+// text. Near misses (a tool name in another case, with more words after it, or indented 4+
+// spaces) are returned too, so that the report can say why they did not run.
 func scan(output string) (found []fence, dropped int, truncated bool) {
 	if len(output) > MaxScanBytes {
 		output, truncated = output[:MaxScanBytes], true
 	}
 	var (
-		inOther bool
-		cur     *fence
-		body    strings.Builder
+		open *fenceLine // the fence whose body is being read
+		cur  *fence     // non-nil when that fence is a tool fence
+		body strings.Builder
 	)
+	keep := func(f fence) bool {
+		if len(found) >= MaxCandidates {
+			dropped++
+			return false
+		}
+		found = append(found, f)
+		return true
+	}
 	for len(output) > 0 {
 		line, rest, _ := strings.Cut(output, "\n")
 		output = rest
 		line = strings.TrimSuffix(line, "\r")
-		isFence := strings.HasPrefix(line, "```")
-		switch {
-		case cur != nil:
-			if isFence {
-				cur.body, cur.terminated = body.String(), true
-				found = append(found, *cur)
-				cur = nil
+		if open != nil {
+			if open.closes(line) {
+				if cur != nil {
+					cur.body, cur.terminated = body.String(), true
+					found[len(found)-1] = *cur
+				}
+				open, cur = nil, nil
 				body.Reset()
-				continue
-			}
-			if body.Len() <= MaxBodyBytes {
+			} else if cur != nil && body.Len() <= MaxBodyBytes {
 				body.WriteString(line)
 				body.WriteByte('\n')
 			}
-		case inOther:
-			inOther = !(isFence && strings.TrimSpace(line[3:]) == "")
-		case isFence:
-			info := strings.TrimSpace(strings.TrimLeft(line, "`"))
-			tool, ok := ToolOf(info)
-			switch {
-			case !ok:
-				inOther = true
-			case len(found) >= MaxCandidates:
-				dropped++
-				inOther = true // its body is not ours to read as fences
-			default:
-				cur = &fence{info: info, tool: tool}
-			}
+			continue
 		}
+		fl, ok := readFence(line)
+		if !ok {
+			continue
+		}
+		info, tool, code, detail := classify(fl)
+		switch {
+		case fl.indent > 3:
+			if code != "" {
+				keep(fence{info: info, tool: tool, nearMiss: code, detail: detail})
+			}
+			continue // not a fence: the lines after it are read as top-level lines
+		case code != "":
+			keep(fence{info: info, tool: tool, nearMiss: code, detail: detail, terminated: true})
+		case tool != "" && keep(fence{info: info, tool: tool}):
+			cur = &fence{info: info, tool: tool}
+		}
+		open = &fl // every fence's body is skipped whole: what it quotes is not ours to run
 	}
 	if cur != nil {
 		cur.body = body.String()
-		found = append(found, *cur)
+		found[len(found)-1] = *cur
 	}
 	return found, dropped, truncated
+}
+
+func quoteShort(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return `"` + strings.ToValidUTF8(s, "?") + `"`
 }

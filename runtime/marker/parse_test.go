@@ -234,7 +234,11 @@ func TestS002_05_WaitAtMostEightTargets(t *testing.T) {
 
 // Scenario: S002-05
 func TestS002_05_WaitAtMostTwoBlocks(t *testing.T) {
-	out := strings.Repeat(block("wait-threads", `{"task_ids":["a"]}`), 3)
+	var sb strings.Builder
+	for i := range 3 {
+		sb.WriteString(block("wait-threads", fmt.Sprintf(`{"task_ids":["a%d"]}`, i)))
+	}
+	out := sb.String()
 	p := Parse(out)
 	if len(Plan(p)) != MaxWaits {
 		t.Fatalf("planned %d waits", len(Plan(p)))
@@ -270,7 +274,14 @@ func TestS002_06_CancelRetryAliases(t *testing.T) {
 
 // Scenario: S002-06
 func TestS002_06_CancelRetryLimits(t *testing.T) {
-	out := strings.Repeat(block("task-cancel", `{"task_id":"a"}`), 6) + strings.Repeat(block("task_retry", `{"to":"b"}`), 7)
+	var sb strings.Builder
+	for i := range 7 {
+		if i < 6 {
+			sb.WriteString(block("task-cancel", fmt.Sprintf(`{"task_id":"a%d"}`, i)))
+		}
+		sb.WriteString(block("task_retry", fmt.Sprintf(`{"to":"b%d"}`, i)))
+	}
+	out := sb.String()
 	p := Parse(out)
 	cancels, retries := 0, 0
 	for _, b := range Plan(p) {
@@ -328,7 +339,11 @@ func TestParseCRLF(t *testing.T) {
 
 // Bad input: thousands of blocks are bounded by the candidate cap.
 func TestParseThousandsOfBlocks(t *testing.T) {
-	p := Parse(strings.Repeat(block("task-create", `{"prompt":"p"}`), 5000))
+	var sb strings.Builder
+	for i := range 5000 {
+		sb.WriteString(block("task-create", fmt.Sprintf(`{"prompt":"p%d"}`, i)))
+	}
+	p := Parse(sb.String())
 	if len(p.Blocks) != MaxCandidates || p.DroppedFences != 5000-MaxCandidates {
 		t.Fatalf("kept %d dropped %d", len(p.Blocks), p.DroppedFences)
 	}
@@ -379,6 +394,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("```text\n```task-create\n{}\n```\n```\n")
 	f.Add("```task-create\n{\"prompt\":\"" + strings.Repeat("[", 50) + "\n")
 	f.Add(strings.Repeat(block("read_thread", `{"task_id":"z","chars":1e9}`), 8))
+	f.Add("~~~task-create\n{\"prompt\":\"t\"}\n~~~\n````\n```task-poll\n```\n````\n   ```TASK-POLL\n{}\n```\n    ```task-poll\n")
+	f.Add(block("task-read", `{"task_id":"a","wait_seconds":20,"timeout_seconds":1}`) + block("task-read", `{ "task_id" : "a", "wait_seconds" : 20, "timeout_seconds" : 1 }`))
 	f.Fuzz(func(t *testing.T, out string) {
 		p := Parse(out)
 		if len(p.Blocks) > MaxCandidates {

@@ -31,6 +31,9 @@ func (e *Engine) finish(ctx context.Context, lr *liveRun) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if p.Once && !e.sleepUntil(ctx, p.Deadline) {
+				return // a once read sleeps without a slot
+			}
 			select {
 			case e.slots <- struct{}{}:
 			case <-ctx.Done():
@@ -49,6 +52,7 @@ func (e *Engine) finish(ctx context.Context, lr *liveRun) {
 		if err := e.opts.Store.PutMarkerRun(*run); err != nil {
 			fmt.Fprintf(e.opts.Log, "marker run %s: save: %v\n", run.ID, err)
 		}
+		e.dropNames(run.ID)
 		return
 	}
 	e.mergeReads(run, results)
@@ -60,6 +64,7 @@ func (e *Engine) finish(ctx context.Context, lr *liveRun) {
 		if err := e.opts.Store.PutMarkerRun(*run); err != nil {
 			fmt.Fprintf(e.opts.Log, "marker run %s: save: %v\n", run.ID, err)
 		}
+		e.dropNames(run.ID)
 		return
 	case refused == MaxRefusedReports:
 		text += fmt.Sprintf("\nNone of your blocks ran in the last %d reports; further reports of blocks that do not run are held "+
@@ -67,7 +72,9 @@ func (e *Engine) finish(ctx context.Context, lr *liveRun) {
 	}
 	if err := e.opts.Deliver(*run, text); err != nil {
 		fmt.Fprintf(e.opts.Log, "marker run %s: report: %v\n", run.ID, err)
+		return
 	}
+	e.dropNames(run.ID)
 }
 
 func (e *Engine) isClosed() bool {
@@ -120,6 +127,13 @@ func (e *Engine) read(ctx context.Context, author Facts, p model.MarkerPending) 
 		}
 		open[i] = true
 	}
+	if p.Once {
+		if len(open) > 0 {
+			e.readRound(ctx, p, views, open) // at the deadline: finish slept until it
+		}
+		o.Views = views
+		return o
+	}
 	var ids []string
 	for i := range open {
 		ids = append(ids, p.Targets[i])
@@ -149,6 +163,27 @@ func (e *Engine) read(ctx context.Context, author Facts, p model.MarkerPending) 
 	}
 	o.Views = views
 	return o
+}
+
+// onceRecheck is how often a once read compares the clock with its deadline: the clock is
+// injected (Options.Now), so a sleep of the whole wait could outlast a clock moved ahead.
+const onceRecheck = time.Second
+
+// sleepUntil waits until Now reaches deadline, events or not; false when ctx ends first.
+func (e *Engine) sleepUntil(ctx context.Context, deadline time.Time) bool {
+	for {
+		left := deadline.Sub(e.opts.Now())
+		if left <= 0 {
+			return true
+		}
+		timer := time.NewTimer(min(left, onceRecheck))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		case <-timer.C:
+		}
+	}
 }
 
 // forgetSettled stops listening to the targets no longer open.
