@@ -57,3 +57,21 @@ func TestRequestIDReusedWithOtherParametersIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A model the harness cannot run is refused before any thread starts: on the native harness,
+// a name neither in Codex's catalog nor its configuration; Codex's configured model (the
+// fake provider's here, in no catalog) is accepted.
+func TestDelegateRefusesAModelTheHarnessDoesNotOffer(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
+	c := th.client("bot")
+	cwd := t.TempDir()
+	me := callErr(t, c, api.MethodDelegateStart, api.DelegateStartParams{Harness: "codex", Task: "x", Model: "nope", Cwd: cwd}, model.CodeInvalidArgument)
+	if me.Details["models"] == nil {
+		t.Errorf("the refusal lists no models: %v", me)
+	}
+	if n := th.threadRecords(); n != 0 {
+		t.Fatalf("%d threads after a refused model", n)
+	}
+	ok := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "y", Model: "mock-model", Cwd: cwd})
+	waitStopped(t, c, ok.Thread.ID)
+}

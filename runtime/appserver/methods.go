@@ -195,8 +195,10 @@ func call[R any](ctx context.Context, c Caller, method string, params any) (R, e
 // MethodConfigRead reads the effective configuration.
 const MethodConfigRead = "config/read"
 
-// ConfigSandbox is the part of config/read a thread's confinement needs.
+// ConfigSandbox is the part of config/read codexhost needs: a thread's confinement, and the
+// model a thread runs when none is asked for.
 type ConfigSandbox struct {
+	Model          string `json:"model"`
 	SandboxMode    string `json:"sandbox_mode"`
 	WorkspaceWrite *struct {
 		NetworkAccess bool `json:"network_access"`

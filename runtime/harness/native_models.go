@@ -26,3 +26,17 @@ func (n *Native) Models(ctx context.Context) ([]appserver.ModelInfo, error) {
 	}
 	return models, nil
 }
+
+// ConfiguredModel is the model Codex's configuration gives a thread started in cwd ("" when
+// it names none): a thread runs it although the model catalog may not list it.
+func (n *Native) ConfiguredModel(ctx context.Context, cwd string) (string, error) {
+	c, err := n.Client(ctx)
+	if err != nil {
+		return "", err
+	}
+	cs, err := appserver.On(c).ConfigRead(ctx, cwd)
+	if err != nil {
+		return "", nativeMapErr(err, "")
+	}
+	return cs.Model, nil
+}

@@ -131,6 +131,9 @@ func (s *Service) checkDelegation(ctx context.Context, caller api.Caller, p api.
 	if err := CheckText("task", p.Task); err != nil {
 		return delegation{}, err
 	}
+	if err := s.checkModel(ctx, p); err != nil {
+		return delegation{}, err
+	}
 	if err := s.checkThinking(ctx, p); err != nil {
 		return delegation{}, err
 	}

@@ -141,3 +141,43 @@ func (s *Service) checkThinking(ctx context.Context, p api.DelegateStartParams) 
 	}
 	return model.Errorf(model.CodeInvalidArgument, "use one of: "+strings.Join(valid, ", "), "thinking option %q is not offered by %s; valid options: %s", p.Thinking, p.Harness, strings.Join(valid, ", ")).WithDetail("thinking", valid)
 }
+
+// checkModel refuses a --model the harness cannot run, before a thread starts: a native one
+// runs the models of Codex's catalog and the one its configuration names (a custom provider's
+// model is in no catalog); an external one with configured models runs those.
+func (s *Service) checkModel(ctx context.Context, p api.DelegateStartParams) error {
+	if p.Model == "" {
+		return nil
+	}
+	hs, ok := s.deps.Harnesses.Harness(p.Harness)
+	if !ok {
+		return nil // the caller names the unknown harness
+	}
+	var valid []string
+	if hs.Kind() == model.HarnessNative {
+		native := s.deps.Harnesses.Native()
+		listed, err := native.Models(ctx)
+		if err != nil {
+			return err
+		}
+		for _, m := range listed {
+			valid = append(valid, m.ID)
+		}
+		cwd, _ := resolveCwd(p.Cwd, p.Caller.Cwd)
+		if configured, err := native.ConfiguredModel(ctx, cwd); err == nil && configured != "" {
+			valid = append(valid, configured)
+		}
+	} else {
+		for _, m := range s.opts.Config().Harnesses[p.Harness].Models {
+			valid = append(valid, m.ID)
+		}
+		if len(valid) == 0 {
+			return nil // the command takes whatever model it is given
+		}
+	}
+	if slices.Contains(valid, p.Model) {
+		return nil
+	}
+	return model.Errorf(model.CodeInvalidArgument, "use one of: "+strings.Join(valid, ", ")+" (`codexhost harness inspect "+p.Harness+"`)",
+		"model %q is not offered by %s", p.Model, p.Harness).WithDetail("models", valid)
+}
