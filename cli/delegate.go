@@ -40,14 +40,14 @@ func newDelegateStartCmd(a *agentCommand) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&p.Harness, "harness", "", "target harness (see `codexhost harness list`)")
+	f.StringVar(&p.Harness, "harness", "", "`H`: the target harness (codexhost harness list names them)")
 	f.StringVar(&task, "task", "", "task text (default: read stdin)")
-	f.StringVar(&parent, "parent-thread", "", "the delegating thread (default: "+"CODEXHOST_THREAD_ID, then the one native thread with an active turn)")
+	f.StringVar(&parent, "parent-thread", "", "the delegating thread (default: the thread this process's CODEXHOST_RUNTIME_TOKEN was given for; its own tree only)")
 	f.StringVar(&p.RequestID, "request-id", "", "idempotency key: the same id returns the same child")
 	f.StringArrayVar(&p.Refs, "ref", nil, "absolute URI of related material (repeatable, at most 16 with inherited ones)")
 	f.StringVar(&p.Cwd, "cwd", "", "working directory of the child (default: the caller's)")
-	f.StringVar(&p.Model, "model", "", "model of the child (default: the harness's; see `codexhost harness inspect H`)")
-	f.StringVar(&p.Thinking, "thinking", "", "thinking option of the child's model (see `codexhost harness inspect H`)")
+	f.StringVar(&p.Model, "model", "", "`MODEL` of the child (default: the harness's; codexhost harness inspect H lists them)")
+	f.StringVar(&p.Thinking, "thinking", "", "`OPTION`: thinking of the child's model (codexhost harness inspect H lists them)")
 	f.Var(&boolValue{&p.Watch}, "watch", "true: also watch the child and notify the caller once when it stops (default false)")
 	f.IntVar(&p.WatchTimeoutMs, "watch-timeout-ms", 0, "observation window of --watch in milliseconds (default 30 minutes)")
 	_ = cmd.MarkFlagRequired("harness")
