@@ -11,15 +11,17 @@ import (
 )
 
 func newThreadMarkersCmd(a *agentCommand) *cobra.Command {
-	var asJSON bool
+	var asJSON, asText bool
 	cmd := &cobra.Command{
-		Use:   "markers T [--json]",
+		Use:   "markers T [--text]",
 		Short: "List the marker blocks a thread wrote (the audit) and its polls and waits still running",
-		Args:  exactThreadArg,
+		Long: "List the marker blocks a thread wrote (the audit) and its polls and waits still running. " +
+			"Like every agent-facing command it prints one JSON document (--format json|compact); --text prints it for people.",
+		Args: exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := api.ThreadMarkersParams{Thread: args[0]}
 			var res api.ThreadMarkersResult
-			if asJSON {
+			if !asText {
 				return a.run(cmd, api.MethodThreadMarkers, p, &res)
 			}
 			ctx, c, err := a.dial(cmd)
@@ -34,7 +36,8 @@ func newThreadMarkersCmd(a *agentCommand) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", true, "print the result as JSON (the default)")
+	cmd.Flags().BoolVar(&asText, "text", false, "print the audit for people instead of JSON")
 	return cmd
 }
 

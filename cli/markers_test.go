@@ -12,7 +12,8 @@ import (
 	"github.com/codexhost/codexhost/runtime/config"
 )
 
-// thread markers prints a thread's audit for people, and the runtime's result with --json.
+// thread markers prints the runtime's result as JSON (the default of agent-facing commands,
+// --json and --format json alike), and the audit for people with --text.
 func TestThreadMarkersPrintsTheAudit(t *testing.T) {
 	home, err := os.MkdirTemp("", "chk")
 	if err != nil {
@@ -53,7 +54,13 @@ func TestThreadMarkersPrintsTheAudit(t *testing.T) {
 	if got.Thread != id || got.Audit[0].Info != "task-read" || got.Audit[0].Decision != "accepted" {
 		t.Fatalf("%+v", got)
 	}
-	out, _, code := run(t, "thread", "markers", id)
+	for _, args := range [][]string{{}, {"--format", "json"}} {
+		out, _, code := run(t, append([]string{"thread", "markers", id}, args...)...)
+		if code != 0 || json.Unmarshal([]byte(out), &got) != nil || got.Thread != id {
+			t.Fatalf("markers %v (%d): %s", args, code, out)
+		}
+	}
+	out, _, code := run(t, "thread", "markers", id, "--text")
 	if code != 0 || !strings.Contains(out, "#1 task-read: accepted targets 019a0000-0000-7000-8000-0000000000ff") {
 		t.Fatalf("human output (%d):\n%s", code, out)
 	}
