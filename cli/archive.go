@@ -35,6 +35,9 @@ func newArchiveCmd() *cobra.Command {
 			}
 			return o.print(cmd, res, func(w io.Writer) {
 				fmt.Fprintf(w, "archived %s on %s\n", res.Thread, res.Host)
+				if c := res.MarkerWorktree; c != nil {
+					printCleanup(w, *c, "removed", "deleted")
+				}
 			})
 		},
 	}

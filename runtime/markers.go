@@ -40,6 +40,10 @@ func (h *Host) startMarkers() error {
 		Log:     h.opts.Log,
 		Workers: cfg.WorkerSlots(),
 		Quota:   func() int { return h.config().Markers.ActiveQuota() },
+		ParentOf: func(id model.ThreadID) (model.ThreadID, error) {
+			o, err := h.store.Origin(id)
+			return o.ParentThread, err
+		},
 	})
 	return h.markers.Resume()
 }
@@ -146,13 +150,14 @@ func (h *Host) deliverMarkerReport(run model.MarkerRun, text string) error {
 	return nil
 }
 
-// markerRoutes is thread.markers, open to every caller like thread.read.
+// markerRoutes is thread.markers, open to every caller like thread.read, and markers.prune.
 func (h *Host) markerRoutes() []route.Route {
 	return []route.Route{
 		route.Spec[api.ThreadMarkersParams]{Method: api.MethodThreadMarkers, Policy: route.Everyone,
 			Call: func(ctx context.Context, _ route.Env, p api.ThreadMarkersParams) (any, error) {
 				return h.ThreadMarkers(ctx, p)
 			}}.Route(),
+		h.markersPruneRoute(),
 	}
 }
 
@@ -182,8 +187,14 @@ func (h *Host) ThreadMarkers(ctx context.Context, p api.ThreadMarkersParams) (ap
 	return res, nil
 }
 
-// markerWorktreeRoot is where created threads get their own worktrees.
-func (h *Host) markerWorktreeRoot() string { return filepath.Join(h.opts.Home, "worktrees") }
+// markerWorktreeRoot is where created threads get their own worktrees: [markers]
+// worktree_dir, else the home's worktrees folder.
+func (h *Host) markerWorktreeRoot() string {
+	if dir := h.config().Markers.WorktreeDir; dir != "" {
+		return dir
+	}
+	return filepath.Join(h.opts.Home, "worktrees")
+}
 
 const readTimeoutMarkers = 30 * time.Second
 
@@ -284,10 +295,15 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 			return marker.Created{}, err
 		}
 		wt, err := marker.AddWorktree(ctx, author.Cwd, t.h.markerWorktreeRoot(), wtName.String())
-		if err != nil {
+		switch {
+		case errors.Is(err, marker.ErrNoCommit):
+			// Nothing to branch from: the thread shares the cwd, as outside git.
+			out.Shared = marker.ErrNoCommit.Error()
+		case err != nil:
 			return marker.Created{}, err
+		default:
+			out.Repo, out.Worktree, out.Branch, out.Cwd, cwd = wt.Repo, wt.Path, wt.Branch, wt.Cwd, wt.Cwd
 		}
-		out.Worktree, out.Branch, out.Cwd, cwd = wt.Path, wt.Branch, wt.Cwd, wt.Cwd
 	}
 	parent := model.ThreadID(author.ID)
 	var refs []string

@@ -56,6 +56,9 @@ type Options struct {
 	Workers int
 	// Quota is the principal's maximum of running threads before a creation round.
 	Quota func() int
+	// ParentOf is the delegation parent of a thread ("" when it has none); with it the
+	// generation guard counts through delegations between marker creations.
+	ParentOf func(model.ThreadID) (model.ThreadID, error)
 }
 
 // Engine executes the blocks of completed turns.
