@@ -98,3 +98,103 @@ func TestS002_09_GenerationLimitCountsThroughADelegation(t *testing.T) {
 		t.Fatalf("the delegated thread created %d threads (%v)", n, err)
 	}
 }
+
+// pruneItem finds a thread's row of a prune result.
+func pruneItem(t *testing.T, res api.MarkersPruneResult, id string) api.MarkerPruneItem {
+	t.Helper()
+	for _, it := range res.Threads {
+		if it.Thread == id {
+			return it
+		}
+	}
+	t.Fatalf("thread %s not listed: %+v", id, res.Threads)
+	return api.MarkerPruneItem{}
+}
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }
+
+func branches(t *testing.T, repo string) string {
+	t.Helper()
+	return gitRun(t, repo, "branch", "--list", "codexhost/marker-*")
+}
+
+// Scenario: S002-03 — markers.prune removes the worktrees of created threads that ended and
+// deletes their branches without commits of their own; a branch with a commit is kept and
+// listed again; a running thread and one a watch will notify are left alone until they
+// end. --dry-run changes nothing. Paths have spaces; the worktrees live in [markers]
+// worktree_dir, outside the repository.
+func TestS002_03_PruneRemovesWhatEndedThreadsLeft(t *testing.T) {
+	trees := filepath.Join(t.TempDir(), "work trees")
+	th := newTestHost(t, hostOptions{clients: []string{"bot"}, operators: []string{"ops"}, harnesses: markerHarnesses()})
+	th.cfg.Markers.WorktreeDir = trees
+	if err := config.Save(th.home, th.cfg); err != nil {
+		t.Fatal(err)
+	}
+	th.restart()
+	m := &markerEnv{testHost: th, c: th.client("bot"), cwd: gitRepo(t, filepath.Join(t.TempDir(), "my repo"), true)}
+	ops := th.client("ops")
+	author := m.author(m.cwd, fence("task-create", `{"prompt":"clean","harness":"shell"}`)+
+		fence("task-create", `{"prompt":"commits","harness":"shell"}`)+fence("task-create", `{"prompt":"runs","harness":"sleep"}`))
+	m.report(author)
+	ids := m.createdThreads(author, 3)
+	clean, committed, running := ids[0], ids[1], ids[2]
+	wt := map[string]string{}
+	for _, id := range ids {
+		wt[id] = readThread(t, m.c, id).Thread.Cwd
+		if !strings.HasPrefix(wt[id], trees+string(filepath.Separator)) {
+			t.Fatalf("worktree %s is not under worktree_dir %s", wt[id], trees)
+		}
+	}
+	waitStopped(t, m.c, clean)
+	waitStopped(t, m.c, committed)
+	gitRun(t, wt[committed], "commit", "--allow-empty", "-qm", "work of its own")
+	// A watch that will notify the clean thread keeps it until the notification is delivered.
+	slowDir := t.TempDir()
+	slow := m.start("slow", "slow", slowDir)
+	call[api.WatchResult](t, m.c, api.MethodThreadWatch, api.ThreadWatchParams{Thread: slow, Notify: clean})
+
+	dry := call[api.MarkersPruneResult](t, ops, api.MethodMarkersPrune, api.MarkersPruneParams{DryRun: true})
+	if it := pruneItem(t, dry, committed); !it.Cleanup.WorktreeRemoved || it.Cleanup.BranchDeleted || it.Cleanup.OwnCommits != 1 {
+		t.Fatalf("dry run, committed thread: %+v", it)
+	}
+	for id, want := range map[string]string{clean: "a watch is watching", running: "its turn is running"} {
+		if it := pruneItem(t, dry, id); it.Active != want {
+			t.Fatalf("dry run, %s: %+v, want active %q", id, it, want)
+		}
+	}
+	if !exists(wt[committed]) || strings.Count(branches(t, m.cwd), "marker-") != 3 {
+		t.Fatalf("the dry run changed something: %s", branches(t, m.cwd))
+	}
+
+	res := call[api.MarkersPruneResult](t, ops, api.MethodMarkersPrune, api.MarkersPruneParams{})
+	if it := pruneItem(t, res, committed); !it.Cleanup.WorktreeRemoved || it.Cleanup.BranchDeleted || !strings.Contains(it.Cleanup.Kept, "1 commits of its own") {
+		t.Fatalf("committed thread: %+v", it)
+	}
+	if exists(wt[committed]) || !exists(wt[clean]) || !exists(wt[running]) {
+		t.Fatalf("worktrees after prune: committed %v clean %v running %v", exists(wt[committed]), exists(wt[clean]), exists(wt[running]))
+	}
+
+	openGate(t, slowDir)
+	eventually(t, "the watch delivered", func() bool { return len(m.Threads().Watches(nil).Pending) == 0 && m.markerThreadPending(model.ThreadID(clean)) == "" })
+	waitStopped(t, m.c, clean)
+	callRaw(t, m.c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: running})
+	waitStopped(t, m.c, running)
+	res = call[api.MarkersPruneResult](t, ops, api.MethodMarkersPrune, api.MarkersPruneParams{})
+	for _, id := range []string{clean, running} {
+		if it := pruneItem(t, res, id); !it.Cleanup.WorktreeRemoved || !it.Cleanup.BranchDeleted || exists(wt[id]) {
+			t.Fatalf("ended thread %s: %+v", id, it)
+		}
+	}
+	// The kept branch is listed every time; nothing else is left.
+	if it := pruneItem(t, res, committed); it.Cleanup.Branch == "" || it.Cleanup.Worktree != "" || it.Cleanup.OwnCommits != 1 {
+		t.Fatalf("kept branch not listed: %+v", it)
+	}
+	if got := branches(t, m.cwd); strings.Count(got, "marker-") != 1 || len(res.Threads) != 1+2 {
+		t.Fatalf("branches left:\n%s\nthreads %+v", got, res.Threads)
+	}
+	if out := gitRun(t, m.cwd, "worktree", "list"); strings.Count(out, "\n") != 1 {
+		t.Fatalf("worktrees left:\n%s", out)
+	}
+	// The agent's own token may not prune.
+	callErr(t, th.runtimeClient(), api.MethodMarkersPrune, api.MarkersPruneParams{}, model.CodePermissionDenied)
+}
