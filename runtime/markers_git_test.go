@@ -198,3 +198,43 @@ func TestS002_03_PruneRemovesWhatEndedThreadsLeft(t *testing.T) {
 	// The agent's own token may not prune.
 	callErr(t, th.runtimeClient(), api.MethodMarkersPrune, api.MarkersPruneParams{}, model.CodePermissionDenied)
 }
+
+// Scenario: S002-03 — worktrees made before marker-creation records kept them (the record
+// has no worktree; the run's outcome has) are found and pruned too.
+func TestS002_03_PruneFindsWorktreesOfOlderRecords(t *testing.T) {
+	th := newTestHost(t, hostOptions{clients: []string{"bot"}, operators: []string{"ops"}, harnesses: markerHarnesses()})
+	m := &markerEnv{testHost: th, c: th.client("bot"), cwd: gitRepo(t, t.TempDir(), true)}
+	author := m.author(m.cwd, fence("task-create", `{"prompt":"old","harness":"shell"}`))
+	m.report(author)
+	child := m.createdThreads(author, 1)[0]
+	wt := waitStopped(t, m.c, child).Thread.Cwd
+	rec, err := m.Store().MarkerChild(model.ThreadID(child))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Repo, rec.Worktree, rec.Branch = "", "", ""
+	if err := m.Store().PutMarkerChild(rec); err != nil {
+		t.Fatal(err)
+	}
+	var runs []model.MarkerRun
+	if err := m.Store().MarkerRuns(func(r model.MarkerRun) error { runs = append(runs, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		for i := range r.Outcomes {
+			if c := r.Outcomes[i].Created; c != nil {
+				c.Repo = ""
+			}
+		}
+		if err := m.Store().PutMarkerRun(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := call[api.MarkersPruneResult](t, th.client("ops"), api.MethodMarkersPrune, api.MarkersPruneParams{})
+	if it := pruneItem(t, res, child); !it.Cleanup.WorktreeRemoved || !it.Cleanup.BranchDeleted || exists(wt) {
+		t.Fatalf("older record: %+v", it)
+	}
+	if again := call[api.MarkersPruneResult](t, th.client("ops"), api.MethodMarkersPrune, api.MarkersPruneParams{}); len(again.Threads) != 0 {
+		t.Fatalf("listed again: %+v", again.Threads)
+	}
+}

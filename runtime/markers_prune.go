@@ -26,8 +26,15 @@ func (h *Host) markersPruneRoute() route.Route {
 
 // MarkersPrune removes what belongs to created threads that ended and lists the rest.
 func (h *Host) MarkersPrune(ctx context.Context, p api.MarkersPruneParams) (api.MarkersPruneResult, error) {
+	legacy, err := h.legacyMarkerWorktrees()
+	if err != nil {
+		return api.MarkersPruneResult{}, err
+	}
 	var children []model.MarkerChild
 	if err := h.store.EachMarkerChild(func(c model.MarkerChild) error {
+		if wt, ok := legacy[c.Child]; ok && c.Repo == "" && c.Worktree == "" && c.Branch == "" {
+			c = h.adoptLegacyWorktree(ctx, c, wt)
+		}
 		if c.Worktree != "" || c.Branch != "" {
 			children = append(children, c)
 		}
@@ -132,4 +139,36 @@ func (h *Host) markerThreadPending(id model.ThreadID) string {
 		return "its marker runs cannot be read: " + err.Error()
 	}
 	return why
+}
+
+// legacyMarkerWorktrees finds, in the runs' outcomes, the worktrees created before their
+// marker-creation records kept them.
+func (h *Host) legacyMarkerWorktrees() (map[model.ThreadID]model.MarkerCreated, error) {
+	out := map[model.ThreadID]model.MarkerCreated{}
+	err := h.store.MarkerRuns(func(r model.MarkerRun) error {
+		for _, o := range r.Outcomes {
+			if c := o.Created; c != nil && c.Worktree != "" && c.Repo == "" {
+				out[model.ThreadID(c.ID)] = *c
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// adoptLegacyWorktree fills a record made before worktrees were kept in it: the repository
+// is the worktree's, else the author's. Cleaning it saves the filled record.
+func (h *Host) adoptLegacyWorktree(ctx context.Context, c model.MarkerChild, wt model.MarkerCreated) model.MarkerChild {
+	c.Worktree, c.Branch = wt.Worktree, wt.Branch
+	repo, ok := marker.GitCommonDir(ctx, wt.Worktree)
+	if !ok {
+		if rec, err := h.store.Thread(c.Parent); err == nil {
+			repo, ok = marker.GitCommonDir(ctx, rec.Cwd)
+		}
+	}
+	if !ok {
+		repo = "(unknown)"
+	}
+	c.Repo = repo
+	return c
 }

@@ -38,7 +38,7 @@ type Facts struct {
 	ID        string
 	Harness   string
 	Cwd       string
-	Project   string // the workspace root: the git top level of its cwd, else its cwd
+	Project   string // the repository (its common git dir) holding its cwd, else its cwd
 	Principal string // who it acts for: "operator", "client:NAME"
 	Parent    string // its delegation or marker-creation parent, "" when none
 	Goal      bool
