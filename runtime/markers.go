@@ -317,9 +317,14 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 	case errors.As(err, &failed) && failed.FirstTurn:
 		out.ID = string(child)
 		return out, fmt.Errorf("the thread %s was created but its first turn did not start: %w", child, failed.Err)
-	case errors.As(err, &failed):
-		return marker.Created{}, failed.Err
 	case err != nil:
+		if out.Worktree != "" {
+			// No thread owns the worktree: it goes now rather than never.
+			marker.RemoveWorktree(ctx, out.Repo, out.Worktree, out.Branch, false)
+		}
+		if errors.As(err, &failed) {
+			return marker.Created{}, failed.Err
+		}
 		return marker.Created{}, err
 	}
 	out.ID = string(child)

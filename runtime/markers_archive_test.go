@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/codexhost/codexhost/internal/fakemodel"
@@ -29,5 +30,22 @@ func TestS002_03_ArchivingACreatedThreadRemovesItsWorktree(t *testing.T) {
 	}
 	if exists(wt) || branches(t, repo) != "" {
 		t.Fatalf("left after archive: worktree %v, branches %q", exists(wt), branches(t, repo))
+	}
+}
+
+// Scenario: S002-03 — a creation refused after its worktree was made (a sandboxed native
+// author naming an external harness) leaves no worktree or branch behind.
+func TestS002_03_RefusedCreationLeavesNoWorktree(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
+	c := th.client("bot")
+	repo := gitRepo(t, t.TempDir(), true)
+	th.fake.Enqueue(fakemodel.Reply(fence("task-create", `{"name":"outside","prompt":"escape","harness":"shell"}`)))
+	author := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan", Cwd: repo}).Thread.ID
+	m := &markerEnv{testHost: th, c: c}
+	if r := m.report(author); !strings.Contains(r, `"outside": rejected (create_failed): PERMISSION_DENIED`) {
+		t.Fatalf("report:\n%s", r)
+	}
+	if out := gitRun(t, repo, "worktree", "list"); strings.Count(out, "\n") != 1 || branches(t, repo) != "" {
+		t.Fatalf("left behind:\n%s%s", out, branches(t, repo))
 	}
 }

@@ -175,7 +175,9 @@ func TestS002_03_PruneRemovesWhatEndedThreadsLeft(t *testing.T) {
 	}
 
 	openGate(t, slowDir)
-	eventually(t, "the watch delivered", func() bool { return len(m.Threads().Watches(nil).Pending) == 0 && m.markerThreadPending(model.ThreadID(clean)) == "" })
+	eventually(t, "the watch delivered", func() bool {
+		return len(m.Threads().Watches(nil).Pending) == 0 && m.markerThreadPending(model.ThreadID(clean)) == ""
+	})
 	waitStopped(t, m.c, clean)
 	callRaw(t, m.c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: running})
 	waitStopped(t, m.c, running)

@@ -97,20 +97,28 @@ func (e *Engine) createRound(ctx context.Context, run *model.MarkerRun, author F
 			continue
 		}
 		c, err := e.opts.Threads.Create(ctx, author, *b.Create)
+		if c.ID != "" {
+			// A thread exists (its first turn may have failed): it counts, and its worktree is
+			// kept in the record for archive and prune.
+			e.recordChild(run.Turn, author, gen, c)
+		}
 		switch {
 		case err == nil:
 			o.Decision, o.Created = Accepted, &c
-			child := model.MarkerChild{Child: model.ThreadID(c.ID), Parent: model.ThreadID(author.ID), Turn: run.Turn, Generation: gen + 1, CreatedAt: e.opts.Now(),
-				Repo: c.Repo, Worktree: c.Worktree, Branch: c.Branch}
-			if err := e.opts.Store.PutMarkerChild(child); err != nil {
-				fmt.Fprintf(e.opts.Log, "marker child %s: %v\n", c.ID, err)
-			}
 		case model.IsCode(err, model.CodeFailedPrecondition):
 			o.Decision, o.Code, o.Detail = Rejected, "create_refused", model.AsError(err).Message
 		default:
 			o.Decision, o.Code, o.Detail = Rejected, "create_failed", short(err.Error())
 		}
 		run.Outcomes = append(run.Outcomes, o)
+	}
+}
+
+func (e *Engine) recordChild(turn string, author Facts, gen int, c Created) {
+	child := model.MarkerChild{Child: model.ThreadID(c.ID), Parent: model.ThreadID(author.ID), Turn: turn, Generation: gen + 1,
+		CreatedAt: e.opts.Now(), Repo: c.Repo, Worktree: c.Worktree, Branch: c.Branch}
+	if err := e.opts.Store.PutMarkerChild(child); err != nil {
+		fmt.Fprintf(e.opts.Log, "marker child %s: %v\n", c.ID, err)
 	}
 }
 
