@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -236,8 +237,11 @@ func (t markerThreads) Facts(ctx context.Context, id string) (marker.Facts, erro
 	if rec, err := t.h.store.Thread(tid); err == nil {
 		f.Goal = rec.Goal
 	}
-	if _, err := t.h.store.MarkerChild(tid); err == nil {
+	if c, err := t.h.store.MarkerChild(tid); err == nil {
 		f.MarkerCreated = true
+		if _, statErr := os.Stat(f.Cwd); c.Repo != "" && statErr != nil {
+			f.Project = c.Repo // its worktree was pruned: it stays in its repository's project
+		}
 	}
 	f.Leaf = t.h.isHandoffTask(tid)
 	return f, nil

@@ -197,6 +197,10 @@ func TestS002_03_PruneRemovesWhatEndedThreadsLeft(t *testing.T) {
 	if out := gitRun(t, m.cwd, "worktree", "list"); strings.Count(out, "\n") != 1 {
 		t.Fatalf("worktrees left:\n%s", out)
 	}
+	// A pruned thread stays in its author's project.
+	if r := m.nextReport(author, m.cwd, fence("task-read", `{"task_id":"`+clean+`"}`), 2); strings.Contains(r, "other_project") || !strings.Contains(r, "1. task-read: accepted") {
+		t.Fatalf("poll after prune:\n%s", r)
+	}
 	// The agent's own token may not prune.
 	callErr(t, th.runtimeClient(), api.MethodMarkersPrune, api.MarkersPruneParams{}, model.CodePermissionDenied)
 }
