@@ -114,6 +114,7 @@ func (e *Engine) createRound(ctx context.Context, run *model.MarkerRun, author F
 	}
 }
 
+// recordChild keeps the marker-creation record of a created thread, with its worktree.
 func (e *Engine) recordChild(turn string, author Facts, gen int, c Created) {
 	child := model.MarkerChild{Child: model.ThreadID(c.ID), Parent: model.ThreadID(author.ID), Turn: turn, Generation: gen + 1,
 		CreatedAt: e.opts.Now(), Repo: c.Repo, Worktree: c.Worktree, Branch: c.Branch}

@@ -147,8 +147,9 @@ func CheckControl(tool Tool, s Snapshot, target string, perm Permission) Refusal
 	return Refusal{}
 }
 
-// Generation is the number of marker creations from the first ordinary ancestor down to id
-// (0 for an ordinary thread); a delegation resets nothing but does not count.
+// Generation is the number of marker creations along id's whole chain of origins, up to its
+// root (0 when neither it nor an ancestor was marker-created); a delegation in between resets
+// nothing and does not count.
 func Generation(s Snapshot, id string) int {
 	gen := 0
 	for step := 0; step < MaxChainSteps; step++ {
