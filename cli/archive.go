@@ -19,7 +19,9 @@ func newArchiveCmd() *cobra.Command {
 		Long: "Archive a native Codex session of a local host. The thread is read again and archived only when it is " +
 			"idle or stored (notLoaded), runs no turn here, is not open in another Codex process, and neither is any of " +
 			"its unarchived descendants. Codex cannot say whether an unknown client still uses it: " +
-			"--confirm-no-other-runner states that none does. Success is reported only after Codex accepted.",
+			"--confirm-no-other-runner states that none does. Success is reported only after Codex accepted. " +
+			"A thread a task-create block made loses its worktree (kept when it has uncommitted changes) and its " +
+			"codexhost/marker-* branch when the branch has no commits of its own; the output says what went and what was kept.",
 		Args: exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Refused before anything starts: nothing is read or changed without the confirmation.
@@ -35,6 +37,9 @@ func newArchiveCmd() *cobra.Command {
 			}
 			return o.print(cmd, res, func(w io.Writer) {
 				fmt.Fprintf(w, "archived %s on %s\n", res.Thread, res.Host)
+				if c := res.MarkerWorktree; c != nil {
+					printCleanup(w, *c, "removed", "deleted")
+				}
 			})
 		},
 	}

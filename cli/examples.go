@@ -52,6 +52,8 @@ var examples = map[string][]string{
 	"hosts":                    {"codexhost hosts", "codexhost hosts --sort health", "codexhost hosts --json"},
 	"lineage":                  {"codexhost lineage " + exThread, "codexhost lineage codex://threads/" + exThread + " --json"},
 	"man":                      {"codexhost man > codexhost.1 && man ./codexhost.1", "codexhost man | man -l -"},
+	"markers":                  {"codexhost markers prune --dry-run", "codexhost markers prune"},
+	"markers prune":            {"codexhost markers prune --dry-run", "codexhost markers prune", "codexhost markers prune --json"},
 	"mcp":                      {"codexhost mcp", "codexhost mcp --listen 127.0.0.1:8765 --client-token \"$TOKEN\""},
 	"node":                     {"codexhost node allow laptop", "codexhost node pair laptop 192.168.1.20:7788 --token-stdin < token.txt"},
 	"node allow":               {"codexhost node allow laptop", "codexhost node allow laptop --json"},

@@ -32,7 +32,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newNodeCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd(),
 		newSessionsCmd(), newTranscriptCmd(), newContinueCmd(), newArchiveCmd(), newHostsCmd(), newLineageCmd(), newHandoffCmd(), newTaskCmd())
-	root.AddCommand(newDoctorCmd(), newCompatCmd(), newMCPCmd(), newBackupCmd(), newRestoreCmd(), newSkillCmd(), newCodexCmd())
+	root.AddCommand(newDoctorCmd(), newCompatCmd(), newMCPCmd(), newBackupCmd(), newRestoreCmd(), newSkillCmd(), newCodexCmd(), newMarkersCmd())
 	finishTree(root)
 	return root
 }

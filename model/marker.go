@@ -15,6 +15,10 @@ type MarkerCreated struct {
 	Worktree string `json:"worktree,omitempty"`
 	Branch   string `json:"branch,omitempty"`
 	Cwd      string `json:"cwd,omitempty"`
+	// Repo is the common git dir of the worktree's repository.
+	Repo string `json:"repo,omitempty"`
+	// Shared says why the thread shares its author's cwd ("" outside git, where it always does).
+	Shared string `json:"shared,omitempty"`
 }
 
 // MarkerView is one snapshot of a poll or wait target. Result is content: never stored.
@@ -72,6 +76,26 @@ type MarkerChild struct {
 	Turn       string    `json:"turn"`
 	Generation int       `json:"generation"`
 	CreatedAt  time.Time `json:"createdAt"`
+	// Repo, Worktree and Branch are the thread's own worktree while it exists: the
+	// repository's common git dir, the worktree's folder and its branch. Worktree is cleared
+	// when the worktree is removed, Branch when the branch is deleted.
+	Repo     string `json:"repo,omitempty"`
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+}
+
+// MarkerCleanup is what became of a created thread's worktree and branch when its thread
+// was archived or pruned.
+type MarkerCleanup struct {
+	Worktree        string `json:"worktree,omitempty"`
+	WorktreeRemoved bool   `json:"worktreeRemoved,omitempty"`
+	Branch          string `json:"branch,omitempty"`
+	BranchDeleted   bool   `json:"branchDeleted,omitempty"`
+	// OwnCommits counts the branch's commits no other branch, tag or remote reaches: a
+	// branch with any is kept, since deleting it would lose them.
+	OwnCommits int `json:"ownCommits,omitempty"`
+	// Kept says why something was left in place; "" when everything went.
+	Kept string `json:"kept,omitempty"`
 }
 
 // Marker run states.

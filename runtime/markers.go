@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -42,6 +43,10 @@ func (h *Host) startMarkers() error {
 		Quota:   func() int { return h.config().Markers.ActiveQuota() },
 		// Names of task-create blocks are content: next to the queued messages, not in records.
 		NamesDir: filepath.Join(h.opts.Home, "marker-names"),
+		ParentOf: func(id model.ThreadID) (model.ThreadID, error) {
+			o, err := h.store.Origin(id)
+			return o.ParentThread, err
+		},
 	})
 	return h.markers.Resume()
 }
@@ -148,13 +153,14 @@ func (h *Host) deliverMarkerReport(run model.MarkerRun, text string) error {
 	return nil
 }
 
-// markerRoutes is thread.markers, open to every caller like thread.read.
+// markerRoutes is thread.markers, open to every caller like thread.read, and markers.prune.
 func (h *Host) markerRoutes() []route.Route {
 	return []route.Route{
 		route.Spec[api.ThreadMarkersParams]{Method: api.MethodThreadMarkers, Policy: route.Everyone,
 			Call: func(ctx context.Context, _ route.Env, p api.ThreadMarkersParams) (any, error) {
 				return h.ThreadMarkers(ctx, p)
 			}}.Route(),
+		h.markersPruneRoute(),
 	}
 }
 
@@ -184,8 +190,14 @@ func (h *Host) ThreadMarkers(ctx context.Context, p api.ThreadMarkersParams) (ap
 	return res, nil
 }
 
-// markerWorktreeRoot is where created threads get their own worktrees.
-func (h *Host) markerWorktreeRoot() string { return filepath.Join(h.opts.Home, "worktrees") }
+// markerWorktreeRoot is where created threads get their own worktrees: [markers]
+// worktree_dir, else the home's worktrees folder.
+func (h *Host) markerWorktreeRoot() string {
+	if dir := h.config().Markers.WorktreeDir; dir != "" {
+		return dir
+	}
+	return filepath.Join(h.opts.Home, "worktrees")
+}
 
 const readTimeoutMarkers = 30 * time.Second
 
@@ -227,8 +239,11 @@ func (t markerThreads) Facts(ctx context.Context, id string) (marker.Facts, erro
 	if rec, err := t.h.store.Thread(tid); err == nil {
 		f.Goal = rec.Goal
 	}
-	if _, err := t.h.store.MarkerChild(tid); err == nil {
+	if c, err := t.h.store.MarkerChild(tid); err == nil {
 		f.MarkerCreated = true
+		if _, statErr := os.Stat(f.Cwd); c.Repo != "" && statErr != nil {
+			f.Project = c.Repo // its worktree was pruned: it stays in its repository's project
+		}
 	}
 	f.Leaf = t.h.isHandoffTask(tid)
 	return f, nil
@@ -286,10 +301,15 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 			return marker.Created{}, err
 		}
 		wt, err := marker.AddWorktree(ctx, author.Cwd, t.h.markerWorktreeRoot(), wtName.String())
-		if err != nil {
+		switch {
+		case errors.Is(err, marker.ErrNoCommit):
+			// Nothing to branch from: the thread shares the cwd, as outside git.
+			out.Shared = marker.ErrNoCommit.Error()
+		case err != nil:
 			return marker.Created{}, err
+		default:
+			out.Repo, out.Worktree, out.Branch, out.Cwd, cwd = wt.Repo, wt.Path, wt.Branch, wt.Cwd, wt.Cwd
 		}
-		out.Worktree, out.Branch, out.Cwd, cwd = wt.Path, wt.Branch, wt.Cwd, wt.Cwd
 	}
 	parent := model.ThreadID(author.ID)
 	var refs []string
@@ -303,9 +323,14 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 	case errors.As(err, &failed) && failed.FirstTurn:
 		out.ID = string(child)
 		return out, fmt.Errorf("the thread %s was created but its first turn did not start: %w", child, failed.Err)
-	case errors.As(err, &failed):
-		return marker.Created{}, failed.Err
 	case err != nil:
+		if out.Worktree != "" {
+			// No thread owns the worktree: it goes now rather than never.
+			marker.RemoveWorktree(ctx, out.Repo, out.Worktree, out.Branch, false)
+		}
+		if errors.As(err, &failed) {
+			return marker.Created{}, failed.Err
+		}
 		return marker.Created{}, err
 	}
 	out.ID = string(child)

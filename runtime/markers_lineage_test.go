@@ -8,12 +8,13 @@ import (
 )
 
 // Scenario: S002-09 — thread.lineage marks the threads task-create blocks created with
-// their generation. Every thread here runs the author harness in one cwd (outside git, so
-// they share it): each prints the same block and creates the next generation, until the
-// generation guard refuses the fourth.
+// their generation. Every thread here runs the author harness, each in its own worktree of
+// one repository whose committed blocks.md it prints: each creates the next generation,
+// until the generation guard refuses the fourth.
 func TestS002_09_LineageMarksMarkerCreatedThreadsWithTheirGeneration(t *testing.T) {
 	m := newMarkerEnv(t, nil)
-	author := m.author(m.cwd, fence("task-create", `{"prompt":"next generation"}`))
+	commitBlocks(t, m.cwd, fence("task-create", `{"prompt":"next generation"}`))
+	author := m.start("author", "first generation", m.cwd)
 	var lin api.ThreadLineageResult
 	// A created thread is visible a moment before its marker record is written: wait for both.
 	eventually(t, "three marked generations", func() bool {

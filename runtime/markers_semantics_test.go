@@ -11,27 +11,12 @@ import (
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
-// gitRepo makes a git repository for an author; with a first commit when committed is set.
-func gitRepo(t *testing.T, committed bool) string {
-	t.Helper()
-	repo := t.TempDir()
-	gitRun(t, repo, "init", "-q")
-	if committed {
-		if err := os.WriteFile(filepath.Join(repo, "README"), []byte("base\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		gitRun(t, repo, "add", "README")
-		gitRun(t, repo, "commit", "-qm", "base")
-	}
-	return repo
-}
-
 // Scenario: S002-03 — an author in a git repository writes a 4-backtick fence quoting a
 // block, a ~~~ fence quoting another, near misses and the same task-create twice: exactly
 // one thread is created, and the report lists the near misses and the duplicate with why.
 func TestS002_03_FencesAsCommonMarkReadsThemOnARealAuthor(t *testing.T) {
 	m := newMarkerEnv(t, nil)
-	repo := gitRepo(t, true)
+	repo := gitRepo(t, t.TempDir(), true)
 	real := fence("task-create", `{"name":"only-one","prompt":"created once","harness":"shell"}`)
 	out := "Documentation of a block:\n````markdown\n" + fence("task-create", `{"prompt":"quoted in backticks","harness":"shell"}`) + "````\n" +
 		"~~~\n" + fence("task-create", `{"prompt":"quoted in tildes","harness":"shell"}`) + "~~~\n" +
@@ -78,7 +63,7 @@ func TestS002_04_WaitSecondsWaitsThenReadsOnce(t *testing.T) {
 			clock := newFakeClock(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC))
 			th := newTestHost(t, hostOptions{clients: []string{"bot"}, harnesses: markerHarnesses(), now: clock.Now})
 			m := &markerEnv{testHost: th, c: th.client("bot")}
-			repo := gitRepo(t, committed)
+			repo := gitRepo(t, t.TempDir(), committed)
 			target := m.start("slow", "slow work", repo)
 			author := m.author(repo, fence("task-read", `{"task_id":"`+target+`","wait_seconds":20}`))
 			eventually(t, "the read pending", func() bool { return len(m.markers(author).Running) == 1 })
@@ -103,7 +88,7 @@ func TestS002_04_WaitSecondsWaitsThenReadsOnce(t *testing.T) {
 // runtime restart (the run waited across it); no record holds the name.
 func TestS002_03_NamesInAReportAfterARestart(t *testing.T) {
 	m := newMarkerEnv(t, nil)
-	repo := gitRepo(t, true)
+	repo := gitRepo(t, t.TempDir(), true)
 	slow := m.start("slow", "slow", repo) // in the author's project: the wait waits
 	author := m.author(repo, fence("task-create", `{"name":"named-before-restart","prompt":"p","harness":"shell"}`)+
 		fence("wait-threads", `{"task_ids":["`+slow+`"],"timeout_seconds":3600}`))

@@ -47,7 +47,37 @@ func newMarkerEnv(t *testing.T, edit func(*config.Config)) *markerEnv {
 		}
 		th.restart()
 	}
-	return &markerEnv{testHost: th, c: th.client("bot"), cwd: t.TempDir()}
+	return &markerEnv{testHost: th, c: th.client("bot"), cwd: gitRepo(t, t.TempDir(), true)}
+}
+
+// gitRepo makes dir a fresh git repository, with a first commit when commit is set (else
+// `git init` only: no HEAD yet), and returns it. Marker authors run in one by default: agents
+// work in git checkouts.
+func gitRepo(t *testing.T, dir string, commit bool) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "init", "-q")
+	if commit {
+		if err := os.WriteFile(filepath.Join(dir, "README"), []byte("base\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		gitRun(t, dir, "add", "README")
+		gitRun(t, dir, "commit", "-qm", "base")
+	}
+	return dir
+}
+
+// commitBlocks commits blocks.md to the repository of dir, so the worktrees of created
+// threads have it too.
+func commitBlocks(t *testing.T, dir, blocks string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "blocks.md"), []byte(blocks), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "blocks.md")
+	gitRun(t, dir, "commit", "-qm", "blocks")
 }
 
 // author starts the author thread in dir, whose first turn prints blocks.
@@ -108,13 +138,7 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 // tree and its uncommitted changes are untouched.
 func TestS002_03_CreatedThreadRunsInItsOwnWorktree(t *testing.T) {
 	m := newMarkerEnv(t, nil)
-	repo := t.TempDir()
-	gitRun(t, repo, "init", "-q")
-	if err := os.WriteFile(filepath.Join(repo, "README"), []byte("base\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	gitRun(t, repo, "add", "README")
-	gitRun(t, repo, "commit", "-qm", "base")
+	repo := m.cwd
 	if err := os.WriteFile(filepath.Join(repo, "dirty.txt"), []byte("uncommitted\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +186,7 @@ func TestS002_03_CreatedThreadRunsInItsOwnWorktree(t *testing.T) {
 // Scenario: S002-03 — outside git the created thread shares the cwd and the report says so.
 func TestS002_03_CreatedThreadOutsideGitSharesTheCwd(t *testing.T) {
 	m := newMarkerEnv(t, nil)
-	author := m.author(m.cwd, fence("task-create", `{"prompt":"p","harness":"shell"}`)+fence("task-create", `{"prompt":"q","executor":"docker"}`))
+	author := m.author(t.TempDir(), fence("task-create", `{"prompt":"p","harness":"shell"}`)+fence("task-create", `{"prompt":"q","executor":"docker"}`))
 	report := m.report(author)
 	if !strings.Contains(report, "sharing your cwd") || !strings.Contains(report, "2. task-create: rejected (create_refused): the executor docker is not mapped") {
 		t.Fatalf("report:\n%s", report)
@@ -381,7 +405,7 @@ func TestS002_10_RepeatedRefusedBlocksDoNotLoop(t *testing.T) {
 	hs := markerHarnesses()
 	hs["looper"] = config.Harness{Command: []string{"sh", "-c", "cat >/dev/null; printf '```task-create\\n{\"prompt\":\"\"}\\n```\\n'"}}
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}, harnesses: hs})
-	m := &markerEnv{testHost: th, c: th.client("bot"), cwd: t.TempDir()}
+	m := &markerEnv{testHost: th, c: th.client("bot"), cwd: gitRepo(t, t.TempDir(), true)}
 	author := m.start("looper", "loop", m.cwd)
 	held := func() bool {
 		found := false
@@ -407,7 +431,7 @@ func TestS002_10_RepeatedRefusedBlocksDoNotLoop(t *testing.T) {
 // an ordinary author's same block runs. codexhost has no coordinator threads.
 func TestS002_02_GoalThreadsRunNoBlocks(t *testing.T) {
 	m := newMarkerEnv(t, nil)
-	goalDir, plainDir := t.TempDir(), t.TempDir()
+	goalDir, plainDir := gitRepo(t, t.TempDir(), true), gitRepo(t, t.TempDir(), false)
 	block := fence("task-create", `{"prompt":"must not run","harness":"shell"}`)
 	goal := m.author(goalDir, "")
 	waitStopped(t, m.c, goal)

@@ -28,7 +28,7 @@ func (h *Host) newRoutes() *route.Table {
 	return route.NewTable(h.currentConfig,
 		h.runtimeRoutes(),    // events.subscribe, runtime.forward, runtime.info
 		h.threads.Routes(),   // harness.list, delegate.start, thread.*, client.events (runtime/threads)
-		h.markerRoutes(),     // thread.markers (runtime/markers.go)
+		h.markerRoutes(),     // thread.markers, markers.prune (runtime/markers.go)
 		h.catalogRoutes(),    // catalog.hosts, catalog.sessions, catalog.transcript, catalog.archive
 		h.supervise.Routes(), // catalog.continue (runtime/supervise)
 		h.compatRoutes(),     // compat.* (runtime/compat.go)
@@ -85,7 +85,11 @@ func (h *Host) catalogRoutes() []route.Route {
 				if err != nil {
 					return nil, err
 				}
-				return cat.Archive(ctx, p)
+				res, err := cat.Archive(ctx, p)
+				if err == nil {
+					res.MarkerWorktree = h.markerThreadArchived(ctx, model.ThreadID(res.Thread))
+				}
+				return res, err
 			}}.Route(),
 	}
 }

@@ -63,6 +63,7 @@ func permissionTable() []permissionCase {
 		{api.MethodThreadWatch, api.ThreadWatchParams{Thread: missing}, notNode},
 		{api.MethodThreadWatches, nil, notNode},
 		{api.MethodThreadMarkers, api.ThreadMarkersParams{Thread: missing}, notNode},
+		{api.MethodMarkersPrune, api.MarkersPruneParams{DryRun: true}, writers},
 		{api.MethodThreadLineage, api.ThreadLineageParams{Thread: missing}, notNode},
 		{api.MethodThreadVisible, api.ThreadVisibleParams{Thread: missing}, notNode},
 		{api.MethodClientEvents, api.ClientEventsParams{}, clientsAll},

@@ -91,6 +91,17 @@ func (s *Store) MarkerChild(child model.ThreadID) (model.MarkerChild, error) {
 	return r.MarkerChild, nil
 }
 
+// EachMarkerChild calls fn for every marker-creation record.
+func (s *Store) EachMarkerChild(fn func(model.MarkerChild) error) error {
+	return s.Scan(PrefixMarkerChild, func(_ string, raw []byte) error {
+		var r MarkerChildRecord
+		if err := decode(raw, &r); err != nil {
+			return nil // unreadable by this build: left alone
+		}
+		return fn(r.MarkerChild)
+	})
+}
+
 // MarkerChildren counts the marker-created children of a parent.
 func (s *Store) MarkerChildren(parent model.ThreadID) (int, error) {
 	n := 0

@@ -26,3 +26,27 @@ type LineageMarker struct {
 	Generation int    `json:"generation"`
 	Turn       string `json:"turn,omitempty"`
 }
+
+// MethodMarkersPrune removes the worktrees and branches marker blocks made for threads that
+// ended: their last turn is terminal and no watch or marker run of theirs is pending.
+const MethodMarkersPrune = "markers.prune"
+
+// MarkersPruneParams: DryRun changes nothing and says what would be removed.
+type MarkersPruneParams struct {
+	DryRun bool `json:"dryRun,omitempty"`
+}
+
+// MarkersPruneResult lists every created thread that still has a worktree or branch.
+type MarkersPruneResult struct {
+	DryRun  bool              `json:"dryRun,omitempty"`
+	Threads []MarkerPruneItem `json:"threads"`
+}
+
+// MarkerPruneItem is one created thread: Active says why it was left alone (it has not
+// ended), else Cleanup says what was removed and what was kept.
+type MarkerPruneItem struct {
+	Thread  string              `json:"threadId"`
+	Repo    string              `json:"repo"`
+	Active  string              `json:"active,omitempty"`
+	Cleanup model.MarkerCleanup `json:"cleanup"`
+}

@@ -423,6 +423,9 @@ type CatalogArchiveResult struct {
 	Host     string `json:"host"`
 	Thread   string `json:"thread"`
 	Archived bool   `json:"archived"`
+	// MarkerWorktree is what became of the worktree and branch a marker block made for the
+	// thread, when it had them.
+	MarkerWorktree *model.MarkerCleanup `json:"markerWorktree,omitempty"`
 }
 
 // Continue: a supervised branch of a native session. The supervised thread is a codexhost

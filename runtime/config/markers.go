@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path/filepath"
 	"slices"
 
 	"github.com/codexhost/codexhost/model"
@@ -20,6 +21,9 @@ type Markers struct {
 	// RetryClients are the clients whose agents may retry threads with task-retry; the
 	// operator always may, other clients only when listed here.
 	RetryClients []string `toml:"retry_clients,omitempty"`
+	// WorktreeDir is where created threads get their own worktrees (an absolute path outside
+	// every repository); "" is the home's worktrees folder.
+	WorktreeDir string `toml:"worktree_dir,omitempty"`
 }
 
 // Marker defaults.
@@ -51,6 +55,9 @@ func (c *Config) validateMarkers() error {
 	m := c.Markers
 	if m.MaxActiveThreads < 0 || m.Workers < 0 || m.Workers > 256 {
 		return model.Errorf(model.CodeInvalidArgument, "set markers.max_active_threads to a positive number and markers.workers from 1 to 256, or remove them", "config: markers limits out of range")
+	}
+	if m.WorktreeDir != "" && !filepath.IsAbs(m.WorktreeDir) {
+		return model.Errorf(model.CodeInvalidArgument, "set markers.worktree_dir to an absolute path outside your repositories, or remove it", "config: markers.worktree_dir %q is not absolute", m.WorktreeDir)
 	}
 	for exec, h := range m.Executors {
 		if exec != "docker" && exec != "cloud" {

@@ -60,6 +60,9 @@ type Options struct {
 	// NamesDir keeps the task-create names of runs still to report (names.go); "" keeps
 	// them in memory only.
 	NamesDir string
+	// ParentOf is the delegation parent of a thread ("" when it has none); with it the
+	// generation guard counts through delegations between marker creations.
+	ParentOf func(model.ThreadID) (model.ThreadID, error)
 }
 
 // Engine executes the blocks of completed turns.

@@ -2,11 +2,13 @@ package marker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
 
 	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/store"
 )
 
 // execute runs one turn's blocks: creation and control now, polls and waits durably after.
@@ -103,13 +105,14 @@ func (e *Engine) createRound(ctx context.Context, run *model.MarkerRun, author F
 			continue
 		}
 		c, err := e.opts.Threads.Create(ctx, author, *b.Create)
+		if c.ID != "" {
+			// A thread exists (its first turn may have failed): it counts, and its worktree is
+			// kept in the record for archive and prune.
+			e.recordChild(run.Turn, author, gen, c)
+		}
 		switch {
 		case err == nil:
 			o.Decision, o.Created = Accepted, &c
-			child := model.MarkerChild{Child: model.ThreadID(c.ID), Parent: model.ThreadID(author.ID), Turn: run.Turn, Generation: gen + 1, CreatedAt: e.opts.Now()}
-			if err := e.opts.Store.PutMarkerChild(child); err != nil {
-				fmt.Fprintf(e.opts.Log, "marker child %s: %v\n", c.ID, err)
-			}
 		case model.IsCode(err, model.CodeFailedPrecondition):
 			o.Decision, o.Code, o.Detail = Rejected, "create_refused", model.AsError(err).Message
 		default:
@@ -119,17 +122,48 @@ func (e *Engine) createRound(ctx context.Context, run *model.MarkerRun, author F
 	}
 }
 
-// generation is the author's marker generation, from the marker-creation records.
-func (e *Engine) generation(author Facts) int {
-	gen, id := 0, model.ThreadID(author.ID)
-	for step := 0; step < MaxChainSteps; step++ {
-		c, err := e.opts.Store.MarkerChild(id)
-		if err != nil {
-			break
-		}
-		gen, id = gen+1, c.Parent
+// recordChild keeps the marker-creation record of a created thread, with its worktree.
+func (e *Engine) recordChild(turn string, author Facts, gen int, c Created) {
+	child := model.MarkerChild{Child: model.ThreadID(c.ID), Parent: model.ThreadID(author.ID), Turn: turn, Generation: gen + 1,
+		CreatedAt: e.opts.Now(), Repo: c.Repo, Worktree: c.Worktree, Branch: c.Branch}
+	if err := e.opts.Store.PutMarkerChild(child); err != nil {
+		fmt.Fprintf(e.opts.Log, "marker child %s: %v\n", c.ID, err)
 	}
-	return gen
+}
+
+// generation is the author's marker generation: Generation over its whole chain of
+// origins, marker creations and delegations alike, so a delegation in between does not
+// reset the count. A lookup that fails counts as the limit (fail closed).
+func (e *Engine) generation(author Facts) int {
+	s := Snapshot{Author: author, Threads: map[string]Facts{}}
+	id := model.ThreadID(author.ID)
+	for step := 0; step < MaxChainSteps && id != ""; step++ {
+		if _, seen := s.Threads[string(id)]; seen {
+			break // a cycle: each thread counts once
+		}
+		f := Facts{ID: string(id)}
+		c, err := e.opts.Store.MarkerChild(id)
+		switch {
+		case err == nil:
+			f.MarkerCreated, f.Parent = true, string(c.Parent)
+		case !missing(err):
+			return MaxGeneration
+		case e.opts.ParentOf != nil:
+			parent, err := e.opts.ParentOf(id)
+			if err != nil && !missing(err) {
+				return MaxGeneration
+			}
+			f.Parent = string(parent)
+		}
+		s.Threads[f.ID] = f
+		id = model.ThreadID(f.Parent)
+	}
+	return Generation(s, author.ID)
+}
+
+// missing says a record lookup found nothing, which ends the chain (any other error does not).
+func missing(err error) bool {
+	return errors.Is(err, store.ErrNotFound) || model.IsCode(err, model.CodeThreadNotFound)
 }
 
 func (e *Engine) rememberName(run string, seq int, name string) {

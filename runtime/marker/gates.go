@@ -38,7 +38,7 @@ type Facts struct {
 	ID        string
 	Harness   string
 	Cwd       string
-	Project   string // the workspace root: the git top level of its cwd, else its cwd
+	Project   string // the repository (its common git dir) holding its cwd, else its cwd
 	Principal string // who it acts for: "operator", "client:NAME"
 	Parent    string // its delegation or marker-creation parent, "" when none
 	Goal      bool
@@ -147,8 +147,9 @@ func CheckControl(tool Tool, s Snapshot, target string, perm Permission) Refusal
 	return Refusal{}
 }
 
-// Generation is the number of marker creations from the first ordinary ancestor down to id
-// (0 for an ordinary thread); a delegation resets nothing but does not count.
+// Generation is the number of marker creations along id's whole chain of origins, up to its
+// root (0 when neither it nor an ancestor was marker-created); a delegation in between resets
+// nothing and does not count.
 func Generation(s Snapshot, id string) int {
 	gen := 0
 	for step := 0; step < MaxChainSteps; step++ {

@@ -126,3 +126,16 @@ func TestS002_09_GenerationAndDirectChildren(t *testing.T) {
 		}
 	}
 }
+
+// Scenario: S002-09 — a delegation between marker generations neither counts nor resets.
+func TestS002_09_GenerationCountsThroughDelegations(t *testing.T) {
+	s := gateSnapshot()
+	s.Threads["delegated"] = Facts{ID: "delegated", Project: "/p", Parent: "grandchild"}
+	s.Threads["made"] = Facts{ID: "made", Project: "/p", Parent: "delegated", MarkerCreated: true}
+	if g := Generation(s, "delegated"); g != 2 {
+		t.Fatalf("delegated under generation 2: %d", g)
+	}
+	if g := Generation(s, "made"); g != 3 {
+		t.Fatalf("created by the delegated thread: %d", g)
+	}
+}

@@ -99,7 +99,7 @@ func writeOutcome(b *strings.Builder, o Outcome) {
 		if c.Worktree != "" {
 			fmt.Fprintf(b, " in its own worktree %s (branch %s)\n", c.Worktree, c.Branch)
 		} else {
-			fmt.Fprintf(b, " sharing your cwd %s (it is not in a git work tree)\n", c.Cwd)
+			fmt.Fprintf(b, " sharing your cwd %s (%s)\n", c.Cwd, sharedWhy(*c))
 		}
 	}
 	if o.TurnID != "" {
@@ -160,4 +160,12 @@ func link(id string) string {
 		return tid.Link()
 	}
 	return fmt.Sprintf("%q", id)
+}
+
+// sharedWhy says why a created thread shares its author's cwd.
+func sharedWhy(c Created) string {
+	if c.Shared != "" {
+		return c.Shared
+	}
+	return "it is not in a git work tree"
 }
