@@ -21,16 +21,21 @@ func newSkillCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	cmd.AddCommand(
-		skillCmd("install", "Install or update the skill in $CODEX_HOME/skills, ~/.agents/skills and ~/.claude/skills (a copy you changed is left alone)", agentskill.Install),
-		skillCmd("uninstall", "Move the skill aside in every root (a copy you changed stays)", func(roots []string) ([]agentskill.RootStatus, error) {
-			return agentskill.Uninstall(roots, time.Now())
+		skillCmd("install", "Install or update the skill in ~/.agents/skills (read by Codex and others) and ~/.claude/skills; an older copy of ours in $CODEX_HOME/skills is moved aside, so Codex lists it once (a copy you changed is left alone)",
+			func(roots, legacy []string) ([]agentskill.RootStatus, error) {
+				return agentskill.InstallOnce(roots, legacy, time.Now())
+			}),
+		skillCmd("uninstall", "Move the skill aside in every root (a copy you changed stays)", func(roots, legacy []string) ([]agentskill.RootStatus, error) {
+			return agentskill.Uninstall(append(roots, legacy...), time.Now())
 		}),
-		skillCmd("status", "Show in each root whether the skill is absent, current, outdated or changed", agentskill.Status),
+		skillCmd("status", "Show in each root whether the skill is absent, current, outdated or changed", func(roots, legacy []string) ([]agentskill.RootStatus, error) {
+			return agentskill.Status(append(roots, legacy...))
+		}),
 	)
 	return cmd
 }
 
-func skillCmd(name, short string, do func([]string) ([]agentskill.RootStatus, error)) *cobra.Command {
+func skillCmd(name, short string, do func(roots, legacy []string) ([]agentskill.RootStatus, error)) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   name + " [--json]",
@@ -42,7 +47,7 @@ func skillCmd(name, short string, do func([]string) ([]agentskill.RootStatus, er
 			if home == "" {
 				return model.Errorf(model.CodeFailedPrecondition, "set HOME", "HOME is not set")
 			}
-			roots, err := do(agentskill.Roots(home, e.get("CODEX_HOME")))
+			roots, err := do(agentskill.Roots(home), agentskill.LegacyRoots(home, e.get("CODEX_HOME")))
 			if err != nil {
 				return err
 			}

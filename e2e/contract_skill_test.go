@@ -33,19 +33,25 @@ func skillStates(t *testing.T, r result) []string {
 	return states
 }
 
-// skill install writes the codexhost-delegation skill 0600 into folders 0700 in the three
-// roots; status tells current, ours-but-older and changed; a copy the user changed is never
-// overwritten (a conflict); uninstall moves ours aside and leaves the user's.
+// skill install writes the codexhost-delegation skill 0600 into folders 0700 in
+// ~/.agents/skills and ~/.claude/skills, and moves aside the copy an earlier build left in
+// $CODEX_HOME/skills (Codex reads both, and would list it twice); status tells current,
+// ours-but-older and changed in all three; a copy the user changed is never overwritten (a
+// conflict); uninstall moves ours aside and leaves the user's.
 func TestSkillInstallStatusConflictUninstall(t *testing.T) {
 	home := t.TempDir()
 	codexHome := filepath.Join(home, "codex-home")
 	if got := skillStates(t, skill(t, home, codexHome, "status")); !slices.Equal(got, []string{"absent/", "absent/", "absent/"}) {
 		t.Fatalf("status before install: %v", got)
 	}
-	if got := skillStates(t, skill(t, home, codexHome, "install")); !slices.Equal(got, []string{"current/installed", "current/installed", "current/installed"}) {
+	// An earlier build's copy in $CODEX_HOME/skills.
+	legacy := filepath.Join(codexHome, "skills", "codexhost-delegation")
+	oldText := []byte("an older build's skill\n")
+	writeOurs(t, legacy, oldText)
+	if got := skillStates(t, skill(t, home, codexHome, "install")); !slices.Equal(got, []string{"current/installed", "current/installed", "absent/removed"}) {
 		t.Fatalf("install: %v", got)
 	}
-	paths := []string{filepath.Join(codexHome, "skills"), filepath.Join(home, ".agents", "skills"), filepath.Join(home, ".claude", "skills")}
+	paths := []string{filepath.Join(home, ".agents", "skills"), filepath.Join(home, ".claude", "skills")}
 	for _, root := range paths {
 		dir := filepath.Join(root, "codexhost-delegation")
 		for p, mode := range map[string]os.FileMode{root: 0o700, dir: 0o700, filepath.Join(dir, "SKILL.md"): 0o600} {
@@ -60,45 +66,59 @@ func TestSkillInstallStatusConflictUninstall(t *testing.T) {
 			}
 		}
 	}
-	if got := skillStates(t, skill(t, home, codexHome, "install")); !slices.Equal(got, []string{"current/none", "current/none", "current/none"}) {
+	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
+		t.Errorf("the earlier copy in $CODEX_HOME/skills is still there: %v", err)
+	}
+	if got := skillStates(t, skill(t, home, codexHome, "install")); !slices.Equal(got, []string{"current/none", "current/none"}) {
 		t.Errorf("second install: %v", got)
 	}
 
 	// The user edits one copy; an older copy of ours (its manifest matches) is updated.
-	edited := filepath.Join(paths[1], "codexhost-delegation", "SKILL.md")
+	edited := filepath.Join(paths[0], "codexhost-delegation", "SKILL.md")
 	if err := os.WriteFile(edited, []byte("my own notes\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	older := filepath.Join(paths[2], "codexhost-delegation")
-	oldText := []byte("an older build's skill\n")
-	if err := os.WriteFile(filepath.Join(older, "SKILL.md"), oldText, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(older, ".codexhost-skill.json"), []byte(`{"v":1,"sha256":"`+sha256Hex(oldText)+`"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if got := skillStates(t, skill(t, home, codexHome, "status")); !slices.Equal(got, []string{"current/", "changed/", "outdated/"}) {
+	writeOurs(t, filepath.Join(paths[1], "codexhost-delegation"), oldText)
+	if got := skillStates(t, skill(t, home, codexHome, "status")); !slices.Equal(got, []string{"changed/", "outdated/", "absent/"}) {
 		t.Errorf("status after edits: %v", got)
 	}
-	if got := skillStates(t, skill(t, home, codexHome, "install")); !slices.Equal(got, []string{"current/none", "changed/conflict", "current/updated"}) {
+	if got := skillStates(t, skill(t, home, codexHome, "install")); !slices.Equal(got, []string{"changed/conflict", "current/updated"}) {
 		t.Errorf("install over edits: %v", got)
 	}
 	if b, _ := os.ReadFile(edited); string(b) != "my own notes\n" {
 		t.Errorf("install overwrote the user's copy: %q", b)
 	}
 
-	if got := skillStates(t, skill(t, home, codexHome, "uninstall")); !slices.Equal(got, []string{"absent/removed", "changed/conflict", "absent/removed"}) {
+	if got := skillStates(t, skill(t, home, codexHome, "uninstall")); !slices.Equal(got, []string{"changed/conflict", "absent/removed", "absent/none"}) {
 		t.Errorf("uninstall: %v", got)
 	}
-	if _, err := os.Stat(filepath.Join(paths[0], "codexhost-delegation")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(paths[1], "codexhost-delegation")); !os.IsNotExist(err) {
 		t.Errorf("uninstall left the skill folder: %v", err)
 	}
-	aside, _ := filepath.Glob(filepath.Join(paths[0], ".codexhost-delegation.removed-*", "SKILL.md.removed"))
+	aside, _ := filepath.Glob(filepath.Join(paths[1], ".codexhost-delegation.removed-*", "SKILL.md.removed"))
 	if len(aside) != 1 {
 		t.Errorf("uninstall did not move ours aside: %v", aside)
 	}
 	if b, _ := os.ReadFile(edited); string(b) != "my own notes\n" {
 		t.Errorf("uninstall touched the user's copy: %q", b)
+	}
+}
+
+// writeOurs writes an older build's copy of the skill in dir, with the manifest that marks
+// it as ours.
+func writeOurs(t *testing.T, dir string, text []byte) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), text, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".codexhost-skill.json"), []byte(`{"v":1,"sha256":"`+sha256Hex(text)+`"}`), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -124,11 +144,11 @@ func TestSkillInstallRefusesUnsafeRoots(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
-		"world-writable codex home": func(t *testing.T, home string) {
-			if err := os.MkdirAll(filepath.Join(home, "codex-home"), 0o700); err != nil {
+		"world-writable home of a root": func(t *testing.T, home string) {
+			if err := os.MkdirAll(filepath.Join(home, ".claude"), 0o700); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Chmod(filepath.Join(home, "codex-home"), 0o707); err != nil {
+			if err := os.Chmod(filepath.Join(home, ".claude"), 0o707); err != nil {
 				t.Fatal(err)
 			}
 		},
@@ -151,18 +171,26 @@ func TestSkillInstallRefusesUnsafeRoots(t *testing.T) {
 	}
 }
 
-// After skill install, a native Codex thread of the real App Server sees the skill: its
-// request to the model lists codexhost-delegation among the skills.
-func TestSkillInstalledIsReadByCodex(t *testing.T) {
+// After skill install, a native Codex thread of the real App Server sees the skill, once:
+// its request to the model lists codexhost-delegation a single time, although Codex reads both
+// $CODEX_HOME/skills and ~/.agents/skills (installed here with the App Server's own HOME).
+func TestSkillInstalledIsReadByCodexOnce(t *testing.T) {
 	h := startHost(t, hostConfig{})
 	tok := h.addClient("ci")
-	skill(t, h.cliHome, h.codexHome, "install").decode(t, &skillRoots{})
+	skill(t, h.codexHome, h.codexHome, "install").decode(t, &skillRoots{})
 	started := h.delegate(tok, "--harness", "codex", "--task", "hello skills")
 	h.waitCompleted(tok, started.Thread.ID)
 	var found bool
 	for _, r := range h.fake.Requests() {
-		if strings.Contains(r.UserText, "hello skills") && strings.Contains(string(r.Body), "codexhost-delegation") && strings.Contains(string(r.Body), "skills_instructions") {
-			found = true
+		if strings.Contains(r.UserText, "hello skills") && strings.Contains(string(r.Body), "skills_instructions") {
+			n := strings.Count(string(r.Body), "- codexhost-delegation:")
+			if n == 0 {
+				n = strings.Count(string(r.Body), "codexhost-delegation/SKILL.md")
+			}
+			if n != 1 {
+				t.Errorf("the model is offered codexhost-delegation %d times", n)
+			}
+			found = found || n > 0
 		}
 	}
 	if !found {

@@ -1,5 +1,5 @@
 // Package agentskill installs the codexhost-delegation skill into the folders coding agents
-// read skills from ($CODEX_HOME/skills, ~/.agents/skills, ~/.claude/skills), so that an agent
+// read skills from (~/.agents/skills, ~/.claude/skills; Codex also reads $CODEX_HOME/skills), so that an agent
 // knows when and how to delegate through codexhost. It writes only folders the user owns
 // that no one else can write, never through a symlink, and never over a file the user changed.
 package agentskill
@@ -55,13 +55,41 @@ type RootStatus struct {
 	Moved  string `json:"movedTo,omitempty"`
 }
 
-// Roots are the skill folders of a user: home is $HOME, codexHome $CODEX_HOME (default
-// ~/.codex).
-func Roots(home, codexHome string) []string {
+// Roots are the skill folders the skill is installed in: ~/.agents/skills, which Codex and
+// other agents read, and ~/.claude/skills. Codex reads $CODEX_HOME/skills as well, so a copy
+// there too would be listed (and offered to the model) twice; home is $HOME.
+func Roots(home string) []string {
+	return []string{filepath.Join(home, ".agents", "skills"), filepath.Join(home, ".claude", "skills")}
+}
+
+// LegacyRoots are folders earlier builds installed the skill in, and a copy of ours there is
+// moved aside by install: $CODEX_HOME/skills (default ~/.codex/skills).
+func LegacyRoots(home, codexHome string) []string {
 	if codexHome == "" {
 		codexHome = filepath.Join(home, ".codex")
 	}
-	return []string{filepath.Join(codexHome, "skills"), filepath.Join(home, ".agents", "skills"), filepath.Join(home, ".claude", "skills")}
+	return []string{filepath.Join(codexHome, "skills")}
+}
+
+// InstallOnce installs the skill in roots and moves ours aside in legacy (a copy the user
+// changed stays), so every reader finds it once. Legacy roots that do not exist are left
+// alone.
+func InstallOnce(roots, legacy []string, now time.Time) ([]RootStatus, error) {
+	out, err := Install(roots)
+	if err != nil {
+		return out, err
+	}
+	var present []string
+	for _, root := range legacy {
+		if _, err := os.Lstat(filepath.Join(root, Name)); err == nil {
+			present = append(present, root)
+		}
+	}
+	if len(present) == 0 {
+		return out, nil
+	}
+	moved, err := Uninstall(present, now)
+	return append(out, moved...), err
 }
 
 func digest(b []byte) string {
