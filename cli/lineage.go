@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
@@ -65,7 +66,7 @@ func printLineage(w io.Writer, res api.ThreadLineageResult) {
 		if n.Error != nil {
 			line += "  unreadable: " + n.Error.Message
 		} else {
-			line += "  " + n.Thread.Harness + "  " + n.Thread.Status
+			line += "  " + n.Thread.Harness + "  " + model.PublicStatus(n.Thread)
 			if n.Thread.Title != "" {
 				line += "  " + fmt.Sprintf("%q", n.Thread.Title)
 			}

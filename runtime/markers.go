@@ -276,9 +276,10 @@ func (t markerThreads) View(ctx context.Context, id string, chars int) (marker.T
 	if err != nil {
 		return marker.ThreadView{}, false, err
 	}
-	v := marker.ThreadView{ID: string(tid), Status: snap.Info.Status}
+	// The report is read by agents: the public status words, as thread read prints them.
+	v := marker.ThreadView{ID: string(tid), Status: model.PublicStatus(snap.Info)}
 	if lt := snap.Info.LastTurn; lt != nil {
-		v.TurnID, v.TurnStatus = lt.ID, lt.Status
+		v.TurnID, v.TurnStatus = lt.ID, model.PublicTurnStatus(lt.Status)
 	}
 	if r := snap.Result; r != nil {
 		v.Result = marker.Tail(r.Text, chars)

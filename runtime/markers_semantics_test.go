@@ -76,7 +76,7 @@ func TestS002_04_WaitSecondsWaitsThenReadsOnce(t *testing.T) {
 			}
 			clock.Advance(20 * time.Second)
 			r := m.report(author)
-			if !strings.Contains(r, "1. task-read: accepted") || !strings.Contains(r, "codex://threads/"+target+": status idle") ||
+			if !strings.Contains(r, "1. task-read: accepted") || !strings.Contains(r, "codex://threads/"+target+": status completed") ||
 				strings.Contains(r, "still running") {
 				t.Fatalf("report:\n%s", r)
 			}

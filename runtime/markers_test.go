@@ -212,8 +212,8 @@ func TestS002_05_PollAndWaitReportSnapshots(t *testing.T) {
 	openGate(t, slowDir)
 	report := m.report(author)
 	for _, want := range []string{
-		"1. task-read: accepted", "codex://threads/" + done + ": status idle", "| finished work",
-		"2. wait-threads: accepted", "codex://threads/" + slow + ": status idle, last turn", "completed",
+		"1. task-read: accepted", "codex://threads/" + done + ": status completed", "| finished work",
+		"2. wait-threads: accepted", "codex://threads/" + slow + ": status completed, last turn", "completed",
 		"codex://threads/" + missing + ": not read (not_found)",
 	} {
 		if !strings.Contains(report, want) {
