@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -79,4 +80,19 @@ func FuzzMessageJSON(f *testing.F) {
 			t.Fatalf("round trip of %+v gave %+v (%v)", m, back, err)
 		}
 	})
+}
+
+// A turn in flight is "running" on the wire, as every public status says, and reads back as
+// the runtime's own inProgress; the other statuses pass unchanged.
+func TestTurnSummaryStatusIsPublicOnTheWire(t *testing.T) {
+	for raw, wire := range map[string]string{TurnInProgress: StatusRunning, TurnCompleted: TurnCompleted, TurnFailed: TurnFailed} {
+		b, err := json.Marshal(ThreadInfo{LastTurn: &TurnSummary{ID: "t", Status: raw}})
+		if err != nil || !strings.Contains(string(b), `"lastTurn":{"id":"t","status":"`+wire+`"`) {
+			t.Fatalf("%s marshals as %s (%v)", raw, b, err)
+		}
+		var back ThreadInfo
+		if err := json.Unmarshal(b, &back); err != nil || back.LastTurn.Status != raw {
+			t.Fatalf("%s reads back as %+v (%v)", raw, back.LastTurn, err)
+		}
+	}
 }

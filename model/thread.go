@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Thread status as codexhost reports it, the same for native and external threads.
 const (
@@ -48,7 +51,7 @@ type Message struct {
 // TurnSummary describes a turn without its content.
 type TurnSummary struct {
 	ID          string     `json:"id" doc:"the turn's id"`
-	Status      string     `json:"status" doc:"inProgress, completed, failed or interrupted"`
+	Status      string     `json:"status" doc:"running, completed, failed or interrupted"`
 	Error       string     `json:"error,omitempty" doc:"why it failed"`
 	StartedAt   *time.Time `json:"startedAt,omitempty" doc:"when it started"`
 	CompletedAt *time.Time `json:"completedAt,omitempty" doc:"when it ended"`
@@ -113,3 +116,27 @@ const (
 	DefaultPageLimit = 25
 	MaxPageLimit     = 100
 )
+
+// turnSummaryJSON has TurnSummary's fields without its methods.
+type turnSummaryJSON TurnSummary
+
+// MarshalJSON writes the turn's status in the public vocabulary: a turn in flight is
+// "running" in every output, as thread read's status and turn.status say.
+func (t TurnSummary) MarshalJSON() ([]byte, error) {
+	if t.Status == TurnInProgress {
+		t.Status = StatusRunning
+	}
+	return json.Marshal(turnSummaryJSON(t))
+}
+
+// UnmarshalJSON reads what MarshalJSON writes back into the runtime's own word, so that code
+// on either side of the wire compares with TurnInProgress.
+func (t *TurnSummary) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, (*turnSummaryJSON)(t)); err != nil {
+		return err
+	}
+	if t.Status == StatusRunning {
+		t.Status = TurnInProgress
+	}
+	return nil
+}
