@@ -43,8 +43,11 @@ type Options struct {
 	// Follow lets OpenOrFollow start a follower when another runtime holds the home; it
 	// authenticates there as the home's operator, by its user and process.
 	Follow bool
-	Now    func() time.Time
-	Log    io.Writer
+	// OneShot is a runtime embedded for one command: it starts no background work that the
+	// command's exit would cut short, and keeps what it read (the catalog's title index).
+	OneShot bool
+	Now     func() time.Time
+	Log     io.Writer
 }
 
 // Host is a running runtime.
