@@ -45,6 +45,8 @@ type operatorCommand struct {
 	timeoutMs int
 	// oneShot: a runtime embedded for the session lives for one call.
 	oneShot bool
+	// appServer: the command needs the App Server; a runtime embedded for it starts it at once.
+	appServer bool
 }
 
 func (o *operatorCommand) register(cmd *cobra.Command) {
@@ -213,7 +215,7 @@ func (s *operatorSession) embed(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	host, err := runtime.Open(ctx, runtime.Options{Home: s.home, CLIPath: self, Environ: s.env.environ(), Version: Version, Log: s.logw, OneShot: s.o.oneShot})
+	host, err := runtime.Open(ctx, runtime.Options{Home: s.home, CLIPath: self, Environ: s.env.environ(), Version: Version, Log: s.logw, OneShot: s.o.oneShot, AppServer: s.o.appServer})
 	if err != nil {
 		if model.IsCode(err, model.CodeFailedPrecondition) {
 			// A runtime holds the home (it took it meanwhile, or did not answer in time): use

@@ -13,7 +13,7 @@ import (
 )
 
 func newSessionsCmd() *cobra.Command {
-	o := operatorCommand{timeoutMs: 75000}
+	o := operatorCommand{timeoutMs: 75000, appServer: true}
 	var p api.CatalogSessionsParams
 	var tf tableFlags
 	cmd := &cobra.Command{

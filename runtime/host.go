@@ -46,8 +46,11 @@ type Options struct {
 	// OneShot is a runtime embedded for one command: it starts no background work that the
 	// command's exit would cut short, and keeps what it read (the catalog's title index).
 	OneShot bool
-	Now     func() time.Time
-	Log     io.Writer
+	// AppServer starts the native App Server with the runtime rather than on first use: the
+	// one command this runtime serves needs it (prestart.go).
+	AppServer bool
+	Now       func() time.Time
+	Log       io.Writer
 }
 
 // Host is a running runtime.
@@ -75,6 +78,8 @@ type Host struct {
 
 	harnesses map[string]harness.Harness
 	native    *harness.Native
+	// stopPrestart ends and waits for the App Server start begun with the runtime.
+	stopPrestart func()
 
 	subMu sync.Mutex
 	subs  map[int]func(api.Event)
@@ -169,6 +174,7 @@ func (h *Host) takeStore(st *store.Store) error {
 	if err := h.startHarnesses(unixEndpoint); err != nil {
 		return err
 	}
+	h.prestartAppServer()
 	h.threads.Start(threads.Deps{Store: h.store, Harnesses: harnessRegistry{h}})
 	if err := h.startWatches(); err != nil {
 		return err
@@ -279,6 +285,9 @@ func (h *Host) Close() error {
 	}
 	errs = append(errs, h.supervise.Close())
 	h.closeHandoffs()
+	if h.stopPrestart != nil {
+		h.stopPrestart()
+	}
 	for _, hs := range h.harnesses {
 		errs = append(errs, hs.Close())
 	}
