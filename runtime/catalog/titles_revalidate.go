@@ -214,6 +214,9 @@ func (c *Catalog) sweep(h *host, conn Conn) error {
 	// The newest update among the first page's rows: no later than that page's read, so a
 	// thread created or unarchived after it (above every page read) stays above the watermark.
 	newest := int64(-1)
+	actx, stop := context.WithCancel(c.bgCtx)
+	defer stop()
+	ahead := newNativeAhead(actx, conn, c.opts.Now, c.opts.HostTimeout)
 	for pages := 0; ; pages++ {
 		if pages >= maxTitlePages {
 			return fmt.Errorf("the thread list did not end after %d pages", pages)
@@ -223,12 +226,17 @@ func (c *Catalog) sweep(h *host, conn Conn) error {
 		epoch, gen, cur := h.idx.epoch, h.idx.gen, h.idx.segs[pos]
 		h.mu.Unlock()
 		ctx, cancel := context.WithTimeout(c.bgCtx, c.opts.HostTimeout)
+		ours := false
 		s, err := h.shared(ctx, pos, epoch, func() (*segment, error) {
-			return fetchSegment(ctx, conn, pos, NativePageSize, c.opts.Now)
+			ours = true
+			return ahead.read(ctx, pos)
 		})
 		cancel()
 		if err != nil {
 			return err
+		}
+		if !ours {
+			ahead.drop(pos)
 		}
 		h.mu.Lock()
 		if now := h.idx.segs[pos]; (now == nil || now == cur) && epoch == h.idx.epoch && gen == h.idx.gen && gen == h.failGeneration() {
