@@ -9,6 +9,13 @@
 # toolchain, and a hello-world. The runtime is served by the working tree's binary; both
 # binaries read the same stored thread of an external harness through it.
 #
+# Where the rest goes: two binaries with an empty main, built with the same toolchain, show
+# the floor of what is linked — "linked" holds every package codexhost holds (so it pays
+# every package init and the page faults of a binary that size, and no command tree), and
+# "agentpkgs" only what an agent-facing command needs to talk to a runtime (runtime/api and
+# its imports, cobra). Beside the wall time, startcmp prints each run's CPU time and page
+# faults (rusage), which the machine's other load changes far less.
+#
 # Usage: bench/cli-floor.sh [RUNS] [BASE]
 source "$(dirname "$0")/lib.sh"
 
@@ -25,13 +32,25 @@ git -C "$BENCH_ROOT" archive "$base" | tar -x -C "$BENCH_TMP/base"
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' >"$BENCH_TMP/hello/main.go"
 (cd "$BENCH_TMP/hello" && go mod init hello >/dev/null 2>&1 && CGO_ENABLED=0 go build -o "$BENCH_TMP/hello-world" .)
 (cd "$BENCH_ROOT" && go build -o "$BENCH_TMP/startcmp" ./bench/startcmp)
+# The floors are built inside the module (its internal packages), in the ignored cache.
+floors="$BENCH_ROOT/.cache/bench/floors"
+mkdir -p "$floors/linked" "$floors/agentpkgs"
+printf 'package main\n\nimport _ "github.com/codexhost/codexhost/cli"\n\nfunc main() {}\n' >"$floors/linked/main.go"
+printf 'package main\n\nimport (\n\t_ "github.com/codexhost/codexhost/runtime/api"\n\t_ "github.com/spf13/cobra"\n)\n\nfunc main() {}\n' >"$floors/agentpkgs/main.go"
+(cd "$BENCH_ROOT" && CGO_ENABLED=0 go build -o "$BENCH_TMP/linked" ./.cache/bench/floors/linked &&
+  CGO_ENABLED=0 go build -o "$BENCH_TMP/agentpkgs" ./.cache/bench/floors/agentpkgs)
 
 echo "go: $(go version)"
-ls -l "$BENCH_TMP/codexhost-base" "$CH" "$BENCH_TMP/hello-world" | awk '{ printf "size %-12s %6.1f MB\n", $NF, $5 / 1048576 }' |
+ls -l "$BENCH_TMP/codexhost-base" "$CH" "$BENCH_TMP/linked" "$BENCH_TMP/agentpkgs" "$BENCH_TMP/hello-world" | awk '{ printf "size %-12s %6.1f MB\n", $NF, $5 / 1048576 }' |
   sed "s|$BENCH_TMP/||"
 
 echo "codexhost version, $runs runs each:"
-"$BENCH_TMP/startcmp" -runs "$runs" -inittrace "base=$BENCH_TMP/codexhost-base version" "tree=$CH version" "hello=$BENCH_TMP/hello-world"
+"$BENCH_TMP/startcmp" -runs "$runs" -inittrace "base=$BENCH_TMP/codexhost-base version" "tree=$CH version" \
+  "linked=$BENCH_TMP/linked" "agentpkgs=$BENCH_TMP/agentpkgs" "hello=$BENCH_TMP/hello-world"
+echo "package inits of the tree's version, the costliest (ms, mean of 20 runs; bytes allocated):"
+for _ in $(seq 20); do GODEBUG=inittrace=1 "$CH" version 2>&1 >/dev/null; done |
+  awk '$1 == "init" { t[$2] += $5; b[$2] += $8; n[$2]++ } END { for (p in t) printf "  %6.3f ms %8d B  %s\n", t[p] / n[p], b[p] / n[p], p }' |
+  sort -rn | head -15
 
 # A second harness writes down the connection the runtime gives it and stays running (an
 # agent's token lives as long as its thread), so the reads below run as that agent would.
