@@ -27,28 +27,32 @@ command = ["cat"]'
 client_token="$CODEXHOST_CLIENT_TOKEN"
 echo "building $base and hello-world ..." >&2
 mkdir -p "$BENCH_TMP/base" "$BENCH_TMP/hello"
+# Every binary measured is built as releases are (.goreleaser.yaml: -trimpath, -s -w).
+rel=(-trimpath -ldflags "-s -w")
 git -C "$BENCH_ROOT" archive "$base" | tar -x -C "$BENCH_TMP/base"
-(cd "$BENCH_TMP/base" && CGO_ENABLED=0 go build -o "$BENCH_TMP/codexhost-base" .)
+(cd "$BENCH_TMP/base" && CGO_ENABLED=0 go build "${rel[@]}" -o "$BENCH_TMP/codexhost-base" .)
+(cd "$BENCH_ROOT" && CGO_ENABLED=0 go build "${rel[@]}" -o "$BENCH_TMP/codexhost-tree" .)
+TREE="$BENCH_TMP/codexhost-tree"
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' >"$BENCH_TMP/hello/main.go"
-(cd "$BENCH_TMP/hello" && go mod init hello >/dev/null 2>&1 && CGO_ENABLED=0 go build -o "$BENCH_TMP/hello-world" .)
+(cd "$BENCH_TMP/hello" && go mod init hello >/dev/null 2>&1 && CGO_ENABLED=0 go build "${rel[@]}" -o "$BENCH_TMP/hello-world" .)
 (cd "$BENCH_ROOT" && go build -o "$BENCH_TMP/startcmp" ./bench/startcmp)
 # The floors are built inside the module (its internal packages), in the ignored cache.
 floors="$BENCH_ROOT/.cache/bench/floors"
 mkdir -p "$floors/linked" "$floors/agentpkgs"
 printf 'package main\n\nimport _ "github.com/codexhost/codexhost/cli"\n\nfunc main() {}\n' >"$floors/linked/main.go"
 printf 'package main\n\nimport (\n\t_ "github.com/codexhost/codexhost/runtime/api"\n\t_ "github.com/spf13/cobra"\n)\n\nfunc main() {}\n' >"$floors/agentpkgs/main.go"
-(cd "$BENCH_ROOT" && CGO_ENABLED=0 go build -o "$BENCH_TMP/linked" ./.cache/bench/floors/linked &&
-  CGO_ENABLED=0 go build -o "$BENCH_TMP/agentpkgs" ./.cache/bench/floors/agentpkgs)
+(cd "$BENCH_ROOT" && CGO_ENABLED=0 go build "${rel[@]}" -o "$BENCH_TMP/linked" ./.cache/bench/floors/linked &&
+  CGO_ENABLED=0 go build "${rel[@]}" -o "$BENCH_TMP/agentpkgs" ./.cache/bench/floors/agentpkgs)
 
 echo "go: $(go version)"
-ls -l "$BENCH_TMP/codexhost-base" "$CH" "$BENCH_TMP/linked" "$BENCH_TMP/agentpkgs" "$BENCH_TMP/hello-world" | awk '{ printf "size %-12s %6.1f MB\n", $NF, $5 / 1048576 }' |
+ls -l "$BENCH_TMP/codexhost-base" "$TREE" "$BENCH_TMP/linked" "$BENCH_TMP/agentpkgs" "$BENCH_TMP/hello-world" | awk '{ printf "size %-12s %6.1f MB\n", $NF, $5 / 1048576 }' |
   sed "s|$BENCH_TMP/||"
 
 echo "codexhost version, $runs runs each:"
-"$BENCH_TMP/startcmp" -runs "$runs" -inittrace "base=$BENCH_TMP/codexhost-base version" "tree=$CH version" \
+"$BENCH_TMP/startcmp" -runs "$runs" -inittrace "base=$BENCH_TMP/codexhost-base version" "tree=$TREE version" \
   "linked=$BENCH_TMP/linked" "agentpkgs=$BENCH_TMP/agentpkgs" "hello=$BENCH_TMP/hello-world"
 echo "package inits of the tree's version, the costliest (ms, mean of 20 runs; bytes allocated):"
-for _ in $(seq 20); do GODEBUG=inittrace=1 "$CH" version 2>&1 >/dev/null; done |
+for _ in $(seq 20); do GODEBUG=inittrace=1 "$TREE" version 2>&1 >/dev/null; done |
   awk '$1 == "init" { t[$2] += $5; b[$2] += $8; n[$2]++ } END { for (p in t) printf "  %6.3f ms %8d B  %s\n", t[p] / n[p], b[p] / n[p], p }' |
   sort -rn | head -15
 
@@ -72,6 +76,6 @@ source "$agent_env"
 set +a
 "$CH" thread read "$id" | grep -q '"status":"completed"' || { echo "the agent cannot read the thread" >&2; exit 1; }
 echo "codexhost thread read of a stored thread (as an agent, runtime token), $runs runs each:"
-"$BENCH_TMP/startcmp" -runs "$runs" "base=$BENCH_TMP/codexhost-base thread read $id" "tree=$CH thread read $id" "hello=$BENCH_TMP/hello-world"
+"$BENCH_TMP/startcmp" -runs "$runs" "base=$BENCH_TMP/codexhost-base thread read $id" "tree=$TREE thread read $id" "hello=$BENCH_TMP/hello-world"
 unset CODEXHOST_RUNTIME_TOKEN CODEXHOST_RUNTIME_ENDPOINT CODEXHOST_THREAD_ID CODEXHOST_CLI_PATH
 CODEXHOST_CLIENT_TOKEN="$client_token" "$CH" thread cancel "$agent" >/dev/null || true
