@@ -43,6 +43,10 @@ type operatorCommand struct {
 	// timeoutMs bounds the whole command (--timeout); its value before register is the
 	// command's default. Zero waits as long as the call takes.
 	timeoutMs int
+	// oneShot: a runtime embedded for the session lives for one call.
+	oneShot bool
+	// appServer: the command needs the App Server; a runtime embedded for it starts it at once.
+	appServer bool
 }
 
 func (o *operatorCommand) register(cmd *cobra.Command) {
@@ -91,7 +95,9 @@ func (o *operatorCommand) callEvents(cmd *cobra.Command, method string, params, 
 	}
 	logw, closeLog := runtimeLog(home, "runtime-embedded.log")
 	defer closeLog()
-	s, err := openOperator(ctx, home, *o, logw)
+	one := *o
+	one.oneShot = true
+	s, err := openOperator(ctx, home, one, logw)
 	if err == nil {
 		defer s.Close()
 		err = s.CallEvents(ctx, method, params, result, fn)
@@ -209,7 +215,7 @@ func (s *operatorSession) embed(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	host, err := runtime.Open(ctx, runtime.Options{Home: s.home, CLIPath: self, Environ: s.env.environ(), Version: Version, Log: s.logw})
+	host, err := runtime.Open(ctx, runtime.Options{Home: s.home, CLIPath: self, Environ: s.env.environ(), Version: Version, Log: s.logw, OneShot: s.o.oneShot, AppServer: s.o.appServer})
 	if err != nil {
 		if model.IsCode(err, model.CodeFailedPrecondition) {
 			// A runtime holds the home (it took it meanwhile, or did not answer in time): use

@@ -16,6 +16,16 @@ var Version = "dev"
 // NewRoot builds the whole command tree. Each call returns a fresh tree so tests can run
 // commands side by side.
 func NewRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := newBareRoot(stdout, stderr)
+	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newNodeCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd(),
+		newSessionsCmd(), newTranscriptCmd(), newContinueCmd(), newArchiveCmd(), newHostsCmd(), newLineageCmd(), newHandoffCmd(), newTaskCmd())
+	root.AddCommand(newDoctorCmd(), newCompatCmd(), newMCPCmd(), newBackupCmd(), newRestoreCmd(), newSkillCmd(), newCodexCmd(), newMarkersCmd())
+	finishTree(root)
+	return root
+}
+
+// newBareRoot is the root command without subcommands: its flags, output and the terminal app.
+func newBareRoot(stdout, stderr io.Writer) *cobra.Command {
 	var tui tuiFlags
 	root := &cobra.Command{
 		Use:           "codexhost",
@@ -30,10 +40,6 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	tui.register(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newNodeCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd(),
-		newSessionsCmd(), newTranscriptCmd(), newContinueCmd(), newArchiveCmd(), newHostsCmd(), newLineageCmd(), newHandoffCmd(), newTaskCmd())
-	root.AddCommand(newDoctorCmd(), newCompatCmd(), newMCPCmd(), newBackupCmd(), newRestoreCmd(), newSkillCmd(), newCodexCmd(), newMarkersCmd())
-	finishTree(root)
 	return root
 }
 
@@ -51,7 +57,7 @@ func Execute(args []string, stdout, stderr io.Writer) int {
 
 // executeEnv is Execute with the commands reading e instead of the process's environment.
 func executeEnv(args []string, stdout, stderr io.Writer, e env) int {
-	root := NewRoot(stdout, stderr)
+	root := rootFor(args, stdout, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(withEnv(context.Background(), e))
 	if err == nil {

@@ -13,7 +13,7 @@ import (
 )
 
 func newSessionsCmd() *cobra.Command {
-	o := operatorCommand{timeoutMs: 75000}
+	o := operatorCommand{timeoutMs: 75000, appServer: true}
 	var p api.CatalogSessionsParams
 	var tf tableFlags
 	cmd := &cobra.Command{
@@ -21,8 +21,10 @@ func newSessionsCmd() *cobra.Command {
 		Short: "List the unarchived native Codex sessions of every host (metadata only)",
 		Long: "List the unarchived, interactive native Codex sessions of every catalog host, grouped by host (the default " +
 			"local host first). Rows carry metadata only: never previews, turns or paths. --search matches titles, " +
-			"case-insensitively, scanning a bounded number of pages per call; a host's nextCursor continues the list " +
-			"or the scan and needs --host. A failing host reports its error and no rows.",
+			"case-insensitively: on a local host from its title index in the home (the first search reads the host " +
+			"whole and fills the page, later ones, of any process, answer from the index), on a paired node scanning " +
+			"a bounded number of pages per call; a host's nextCursor continues the list or the search and needs --host. " +
+			"A failing host reports its error and no rows.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := tf.check(); err != nil {

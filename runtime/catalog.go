@@ -62,7 +62,7 @@ func (h *Host) startCatalog(cfg *config.Config, appEnv []string, logDir string) 
 		return err
 	}
 	cat, err := catalog.New(specs, catalog.Options{Key: key, Now: h.opts.Now, Log: h.opts.Log, KeepWarm: catalog.DefaultKeepWarm,
-		IndexDir: filepath.Join(h.opts.Home, "catalog-index")})
+		IndexDir: filepath.Join(h.opts.Home, "catalog-index"), OneShot: h.opts.OneShot})
 	if err != nil {
 		return err
 	}

@@ -43,8 +43,14 @@ type Options struct {
 	// Follow lets OpenOrFollow start a follower when another runtime holds the home; it
 	// authenticates there as the home's operator, by its user and process.
 	Follow bool
-	Now    func() time.Time
-	Log    io.Writer
+	// OneShot is a runtime embedded for one command: it starts no background work that the
+	// command's exit would cut short, and keeps what it read (the catalog's title index).
+	OneShot bool
+	// AppServer starts the native App Server with the runtime rather than on first use: the
+	// one command this runtime serves needs it (prestart.go).
+	AppServer bool
+	Now       func() time.Time
+	Log       io.Writer
 }
 
 // Host is a running runtime.
@@ -72,6 +78,8 @@ type Host struct {
 
 	harnesses map[string]harness.Harness
 	native    *harness.Native
+	// stopPrestart ends and waits for the App Server start begun with the runtime.
+	stopPrestart func()
 
 	subMu sync.Mutex
 	subs  map[int]func(api.Event)
@@ -166,6 +174,7 @@ func (h *Host) takeStore(st *store.Store) error {
 	if err := h.startHarnesses(unixEndpoint); err != nil {
 		return err
 	}
+	h.prestartAppServer()
 	h.threads.Start(threads.Deps{Store: h.store, Harnesses: harnessRegistry{h}})
 	if err := h.startWatches(); err != nil {
 		return err
@@ -276,6 +285,9 @@ func (h *Host) Close() error {
 	}
 	errs = append(errs, h.supervise.Close())
 	h.closeHandoffs()
+	if h.stopPrestart != nil {
+		h.stopPrestart()
+	}
 	for _, hs := range h.harnesses {
 		errs = append(errs, hs.Close())
 	}

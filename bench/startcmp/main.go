@@ -1,6 +1,9 @@
 // Command startcmp compares how long commands take to start and finish, run in turn so that
 // a busy machine slows each of them alike, and with -inittrace the package initialisation
-// each one pays before main (the sum of GODEBUG=inittrace=1's clock column).
+// each one pays before main (the sum of GODEBUG=inittrace=1's clock column). It also gives
+// each run's CPU time (user + system) and minor page faults from its rusage, which another
+// load on the machine changes far less than the wall time: a large binary pays in faults for
+// every page of it touched on the way to main.
 //
 // Usage: startcmp [-runs N] [-warmup N] [-inittrace] 'label=/path/to/bin arg…' …
 package main
@@ -15,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -23,6 +27,10 @@ type command struct {
 	argv  []string
 	walls []time.Duration
 	inits []float64 // ms
+	cpus  []float64 // ms, user + system
+	flts  []float64 // minor page faults
+
+	lastCPU, lastFaults float64 // of the last run
 }
 
 func main() {
@@ -56,6 +64,8 @@ func main() {
 			}
 			c.walls = append(c.walls, d)
 			c.inits = append(c.inits, initMS)
+			c.cpus = append(c.cpus, c.lastCPU)
+			c.flts = append(c.flts, c.lastFaults)
 		}
 	}
 	for _, c := range cmds {
@@ -63,7 +73,7 @@ func main() {
 		for i, d := range c.walls {
 			ms[i] = float64(d.Microseconds()) / 1000
 		}
-		fmt.Printf("%-14s wall %s", c.label, summary(ms))
+		fmt.Printf("%-14s wall %s   cpu median %6.2f ms   faults median %5.0f", c.label, summary(ms), median(c.cpus), median(c.flts))
 		if *inittrace {
 			fmt.Printf("   init %s", summary(c.inits))
 		}
@@ -86,6 +96,10 @@ func (c *command) run(trace bool) (time.Duration, float64, error) {
 	if err != nil {
 		return 0, 0, fmt.Errorf("%w: %s", err, stderr.String())
 	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		c.lastCPU = float64(time.Duration(ru.Utime.Nano()+ru.Stime.Nano()).Microseconds()) / 1000
+		c.lastFaults = float64(ru.Minflt)
+	}
 	return d, initClock(stderr.Bytes()), nil
 }
 
@@ -102,6 +116,15 @@ func initClock(trace []byte) float64 {
 		}
 	}
 	return total
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
 }
 
 func summary(v []float64) string {

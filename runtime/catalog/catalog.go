@@ -80,6 +80,11 @@ type Options struct {
 	// IndexDir keeps a title index per local host in files there (titles*.go), so that a
 	// runtime just started answers a search at once; empty keeps none.
 	IndexDir string
+	// OneShot is a catalog that lives for one command: nothing is started in the background
+	// that the command's exit would cut short (read-ahead, keep-warm, the full read that
+	// confirms a checked title index). A search reads in the call what its answer needs, and
+	// the title index keeps what was read (Close writes it).
+	OneShot bool
 }
 
 // Catalog serves the hosts. Its methods are safe for concurrent use.
@@ -160,6 +165,9 @@ func New(specs []HostSpec, opts Options) (*Catalog, error) {
 	if opts.ReadAheadPages == 0 {
 		opts.ReadAheadPages = DefaultReadAheadPages
 	}
+	if opts.OneShot {
+		opts.ReadAheadPages, opts.KeepWarm = -1, 0
+	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
@@ -191,12 +199,17 @@ func New(specs []HostSpec, opts Options) (*Catalog, error) {
 	return c, nil
 }
 
-// Close stops the read-aheads and the App Servers the catalog's sources started.
+// Close stops the read-aheads and the App Servers the catalog's sources started. A title
+// index changed since it was last written is written first: what this process read is kept
+// for the next one, however short its life.
 func (c *Catalog) Close() error {
 	c.bgStop()
 	c.bg.Wait()
 	var first error
 	for _, h := range c.hosts {
+		if h.titles != nil {
+			c.saveTitles(h)
+		}
 		if err := h.spec.Source.Close(); err != nil && first == nil {
 			first = err
 		}

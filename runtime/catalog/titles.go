@@ -51,10 +51,13 @@ type titleEntry struct {
 
 // titles is a host's title index, guarded by its own mutex (never held across a call).
 type titles struct {
-	mu        sync.Mutex
-	state     titleState
-	entries   map[string]*titleEntry
-	watermark int64     // every unarchived thread updated after it (less the slack) is indexed
+	mu      sync.Mutex
+	state   titleState
+	entries map[string]*titleEntry
+	// watermark: every unarchived thread updated after it (less the slack) is indexed. Only a
+	// whole read of the newest rows or a full read raises it (headRead, sweep), each to a
+	// time no later than its own start, so a thread that no read has reached stays above it.
+	watermark int64
 	version   string    // Codex version the index was read with
 	homeKey   string    // hash of the Codex home path the index was read from
 	exactAt   time.Time // last full read that completed
@@ -109,10 +112,20 @@ func (t *titles) upsertLocked(r row, read time.Time) {
 		return
 	}
 	full := r
-	t.entries[r.s.ID] = &titleEntry{id: r.s.ID, title: r.s.Title, titleFold: r.titleFold,
+	n := &titleEntry{id: r.s.ID, title: r.s.Title, titleFold: r.titleFold,
 		createdAt: r.s.CreatedAt.Unix(), updatedAt: r.s.UpdatedAt.Unix(), full: &full, at: read}
-	t.watermark = max(t.watermark, r.s.UpdatedAt.Unix())
-	t.dirty = true
+	t.entries[r.s.ID] = n
+	// The file holds the id, title and times: a row read again as it was changes nothing there.
+	if e == nil || e.title != n.title || e.createdAt != n.createdAt || e.updatedAt != n.updatedAt {
+		t.dirty = true
+	}
+}
+
+// raiseWatermark moves the watermark up to w. The caller holds mu.
+func (t *titles) raiseWatermark(w int64) {
+	if w > t.watermark {
+		t.watermark, t.dirty = w, true
+	}
 }
 
 // remove drops a thread seen archived or deleted at `at`.

@@ -54,9 +54,13 @@ func (c *Catalog) titlesStale(t *titles, now time.Time) bool {
 // up: a stored index is checked first (checkTitles), then confirmed by a full read (sweep)
 // unless one is recent. It writes the file after each step, and wakes the waiters at the end
 // whatever the outcome.
-func (c *Catalog) revalidate(h *host) {
-	if h.titles == nil || c.bgCtx.Err() != nil || !h.titlesBusy.CompareAndSwap(false, true) {
-		return
+// It reports whether one runs (this one or another).
+func (c *Catalog) revalidate(h *host) bool {
+	if h.titles == nil || c.bgCtx.Err() != nil {
+		return false
+	}
+	if !h.titlesBusy.CompareAndSwap(false, true) {
+		return true
 	}
 	c.bg.Add(1)
 	go func() {
@@ -71,6 +75,7 @@ func (c *Catalog) revalidate(h *host) {
 			c.hostFailed(c.bgCtx, h, err)
 		}
 	}()
+	return true
 }
 
 func (c *Catalog) revalidateOnce(h *host) error {
@@ -97,7 +102,9 @@ func (c *Catalog) revalidateOnce(h *host) error {
 	t.mu.Lock()
 	stale := c.titlesStale(t, c.opts.Now())
 	t.mu.Unlock()
-	if !stale {
+	// One command answers from a checked index: a full read it would not see through is
+	// left to a lasting runtime. An index with nothing in it is read whole here.
+	if !stale || (c.opts.OneShot && state == titlesLoaded) {
 		return nil
 	}
 	if err := c.sweep(h, conn); err != nil {
@@ -165,10 +172,15 @@ func (c *Catalog) headRead(ctx context.Context, h *host, conn Conn) error {
 	started := c.opts.Now()
 	pager := appserver.NewThreadPager[ListedThread](conn, appserver.ThreadListParams{
 		Limit: NativePageSize, Archived: appserver.Unarchived(), UseStateDBOnly: true, SortKey: "updated_at"})
+	// The newest row when the read started: what changes during the read is above it.
+	newest := int64(-1)
 	for !pager.Done() && pager.Pages() < maxTitlePages {
 		data, err := pager.Next(ctx)
 		if err != nil {
 			return err
+		}
+		if newest < 0 && len(data) > 0 {
+			newest = data[0].UpdatedAt
 		}
 		reached := false
 		t.mu.Lock()
@@ -186,6 +198,7 @@ func (c *Catalog) headRead(ctx context.Context, h *host, conn Conn) error {
 	}
 	t.mu.Lock()
 	t.headAt = started
+	t.raiseWatermark(newest)
 	t.mu.Unlock()
 	return nil
 }
@@ -198,6 +211,12 @@ func (c *Catalog) sweep(h *host, conn Conn) error {
 	pass := c.opts.Now()
 	seen := map[string]bool{}
 	pos := ""
+	// The newest update among the first page's rows: no later than that page's read, so a
+	// thread created or unarchived after it (above every page read) stays above the watermark.
+	newest := int64(-1)
+	actx, stop := context.WithCancel(c.bgCtx)
+	defer stop()
+	ahead := newNativeAhead(actx, conn, c.opts.Now, c.opts.HostTimeout)
 	for pages := 0; ; pages++ {
 		if pages >= maxTitlePages {
 			return fmt.Errorf("the thread list did not end after %d pages", pages)
@@ -207,12 +226,17 @@ func (c *Catalog) sweep(h *host, conn Conn) error {
 		epoch, gen, cur := h.idx.epoch, h.idx.gen, h.idx.segs[pos]
 		h.mu.Unlock()
 		ctx, cancel := context.WithTimeout(c.bgCtx, c.opts.HostTimeout)
+		ours := false
 		s, err := h.shared(ctx, pos, epoch, func() (*segment, error) {
-			return fetchSegment(ctx, conn, pos, NativePageSize, c.opts.Now)
+			ours = true
+			return ahead.read(ctx, pos)
 		})
 		cancel()
 		if err != nil {
 			return err
+		}
+		if !ours {
+			ahead.drop(pos)
 		}
 		h.mu.Lock()
 		if now := h.idx.segs[pos]; (now == nil || now == cur) && epoch == h.idx.epoch && gen == h.idx.gen && gen == h.failGeneration() {
@@ -223,6 +247,9 @@ func (c *Catalog) sweep(h *host, conn Conn) error {
 		for _, r := range s.rows {
 			seen[r.s.ID] = true
 			h.titles.upsertLocked(r, s.fetched)
+			if pages == 0 {
+				newest = max(newest, r.s.UpdatedAt.Unix())
+			}
 		}
 		h.titles.mu.Unlock()
 		if s.end {
@@ -240,6 +267,7 @@ func (c *Catalog) sweep(h *host, conn Conn) error {
 		}
 	}
 	t.exactAt, t.headAt = pass, pass
+	t.raiseWatermark(newest)
 	t.raise(titlesExact)
 	return nil
 }

@@ -14,9 +14,10 @@ import (
 // resolveParallel bounds the thread/read calls one page of a search makes at once.
 const resolveParallel = 4
 
-// searchTitles answers a title search from the host's title index; ok is false when the
-// index cannot answer yet (nothing indexed: the search pages the App Server meanwhile) or
-// the cursor continues such a scan.
+// searchTitles answers a title search from the host's title index. A host with nothing
+// indexed is read whole first, in this call: the page is then full (limit matches, or every
+// match there is), and the index is kept for the next search, of this process or another.
+// ok is false when the cursor continues a scan that paged the App Server.
 func (c *Catalog) searchTitles(outer, ctx context.Context, h *host, limit int, search string, start *cursorBody) (api.CatalogHostSessions, bool) {
 	if h.titles == nil || (start != nil && start.After == "") {
 		return api.CatalogHostSessions{}, false
@@ -28,17 +29,24 @@ func (c *Catalog) searchTitles(outer, ctx context.Context, h *host, limit int, s
 	if err := h.backingOff(c.opts.Now()); err != nil {
 		return fail(err)
 	}
-	if err := c.waitChecked(ctx, h); err != nil {
-		if start != nil && h.titles.current() == titlesEmpty {
-			return fail(model.Errorf(model.CodeInvalidArgument, "start the search again without a cursor", "invalid cursor: the title index it belongs to was rebuilt"))
-		}
-		if start == nil && h.titles.current() == titlesEmpty {
-			return api.CatalogHostSessions{}, false
-		}
-		if err == ctx.Err() && outer.Err() == nil {
+	if start != nil && h.titles.current() == titlesEmpty {
+		return fail(model.Errorf(model.CodeInvalidArgument, "start the search again without a cursor", "invalid cursor: the title index it belongs to was rebuilt"))
+	}
+	// A first read of the whole host is bounded by the caller, not by one host call.
+	wctx := ctx
+	if h.titles.current() == titlesEmpty {
+		wctx = outer
+	}
+	if err := c.waitChecked(wctx, h); err != nil {
+		if err == wctx.Err() && outer.Err() == nil {
 			err = c.hostFailed(outer, h, err)
 		}
 		return fail(err)
+	}
+	if ctx.Err() != nil { // the full read took the host call's time: the rest gets its own
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(outer, c.opts.HostTimeout)
+		defer cancel()
 	}
 	var conn Conn
 	connect := func() (Conn, error) {
@@ -80,7 +88,7 @@ func (c *Catalog) searchTitles(outer, ctx context.Context, h *host, limit int, s
 	h.titles.mu.Lock()
 	res.Revalidating = c.titlesStale(h.titles, c.opts.Now())
 	h.titles.mu.Unlock()
-	if res.Revalidating {
+	if res.Revalidating && !c.opts.OneShot {
 		c.revalidate(h)
 	}
 	return res, true
@@ -92,26 +100,24 @@ func (t *titles) current() titleState {
 }
 
 // waitChecked starts the revalidation when needed and waits until the index is at least
-// archive-exact. It fails when the index is empty or the revalidation ended without it.
+// archive-exact: checked when it was read from the file, read whole when it was empty. It
+// fails when the revalidation ended without it (the host's error, when it failed).
 func (c *Catalog) waitChecked(ctx context.Context, h *host) error {
+	ran := false
 	for {
 		st, changed := h.titles.view()
-		switch {
-		case st >= titlesChecked:
+		if st >= titlesChecked {
 			return nil
-		case st == titlesEmpty:
-			c.revalidate(h) // builds it for later searches
-			return errNoTitles
 		}
-		busy := h.titlesBusy.Load()
-		if !busy {
-			c.revalidate(h)
-			if !h.titlesBusy.Load() {
+		if !h.titlesBusy.Load() {
+			if ran || !c.revalidate(h) {
+				// It ended short of it: once is enough, the host backs off when it failed.
 				if err := h.backingOff(c.opts.Now()); err != nil {
 					return err
 				}
 				return errNoTitles
 			}
+			ran = true
 		}
 		select {
 		case <-changed:

@@ -71,80 +71,87 @@ func Definitions() []Definition { return definitions() }
 
 // definitions checks the table and builds its validators on first use: that costs about a
 // millisecond, which every command of the binary would otherwise pay at start.
-var definitions = sync.OnceValue(func() []Definition { return mustDefinitions(toolTable...) })
+var definitions = sync.OnceValue(func() []Definition { return mustDefinitions(toolTable()...) })
 
 // ToolNames is every tool's name in tools/list order; it builds no validator, so a help text
 // can name the tools for nothing.
 func ToolNames() []string {
-	names := make([]string, len(toolTable))
-	for i, d := range toolTable {
+	table := toolTable()
+	names := make([]string, len(table))
+	for i, d := range table {
 		names[i] = d.Name
 	}
 	return names
 }
 
-var toolTable = append([]Definition{
-	handoffCreateTool(),
-	tool("codex.task_start", "Start the local Codex runner on a handoff (pass handoffId from handoff.create; the runner prompt is built from the stored handoff), or on the legacy direct fields task with projectPath or workspace (read and write at medium risk). The task runs as a native Codex thread in the approved project root with the sandbox derived from the handoff's operations; a task whose risk (the declared level, raised to what its operations ask: write, create_artifact or test commands make it at least medium) is above [handoff] auto_start_max_risk (default low: only read-only handoffs without test commands start at once), or that is high, waits as awaitingConfirmation until the operator confirms it; the error says why. Returns at once: poll codex.status, then read codex.result.",
-		false, false,
-		object(str("handoffId", "the id handoff.create returned (handoff_…); or give task with projectPath or workspace instead", 1, 64),
-			str("task", "legacy: the task text, when no handoffId is given", 1, model.MaxObjectiveChars),
-			str("projectPath", "legacy: absolute project directory inside an allowed project root", 1, model.MaxPathChars),
-			str("workspace", "legacy: a workspace name of [handoff.workspaces]", 1, model.MaxWorkspaceNameChars),
-			enum("mode", "normal returns the compact task; debug returns the full task record (sandbox, provider, deadline, linked handoff)", "normal", "normal", "debug"),
-			integer("timeoutMs", "how long the turn may run before it is interrupted, 1000 to 600000 ms", 1000, 600000, 300000)),
-		runTaskStart),
-	tool("codex.status", "List running and recent Codex runner tasks (running first, then newest), each with its linked handoff metadata; or one task by taskId. Read-only.",
-		true, false,
-		object(str("taskId", "one task's id (from codex.task_start); leave out to list", 1, 128),
-			integer("limit", "how many tasks to list, 1 to 100", 1, 100, 20)),
-		func(ctx context.Context, rt Runtime, a taskStatusArgs) (any, error) {
-			return call[api.TaskStatusResult](ctx, rt, api.MethodTaskStatus, api.TaskStatusParams(a))
-		}),
-	tool("codex.result", "Read a task's result: status, changed files, test results, artifacts, policy violations and the linked handoff. Compact by default: set includeLog or includeDiff only when the conversation needs them (each capped to maxTextBytes). Without taskId it reads the newest tasks (limit). Read-only.",
-		true, false,
-		object(str("taskId", "the task's id; leave out for the newest tasks", 1, 128),
-			integer("limit", "without taskId: how many of the newest tasks, 1 to 20", 1, MaxResultTasks, DefaultResultTasks),
-			boolean("includeLog", "add the turn's log and the test output", false),
-			boolean("includeDiff", "add the diff of the project (git work trees)", false),
-			boolean("includeHandoff", "add the full handoff object", false),
-			integer("maxTextBytes", "cap of each log or diff text, 200 to 20000 bytes", 200, 20000, 1800)),
-		runTaskResult),
-	tool("codex.cancel", "Stop a running (or awaiting) task and record who cancelled it. confirm must be true.",
-		false, true,
-		object(str("taskId", "the task to cancel", 1, 128).req(),
-			boolean("confirm", "must be true: cancelling interrupts the Codex turn", false).req()),
-		func(ctx context.Context, rt Runtime, a api.TaskCancelParams) (any, error) {
-			return call[api.TaskInfo](ctx, rt, api.MethodTaskCancel, a)
-		}),
-	tool("skill.route", "Rank the approved local skills for a task: each recommendation has a deterministic score and the reason. Read one with skill.read before relying on it. Read-only.",
-		true, false,
-		object(str("task", "what the skills should help with", 1, model.MaxSkillTaskChars).req(),
-			str("skillRoot", "an approved skill root (default: the first of handoff.skill_roots)", 1, model.MaxPathChars),
-			integer("maxResults", "how many recommendations, 1 to 10", 1, api.MaxSkillResults, api.DefaultSkillResults)),
-		func(ctx context.Context, rt Runtime, a api.SkillRouteParams) (any, error) {
-			return call[api.SkillRouteResult](ctx, rt, api.MethodSkillRoute, a)
-		}),
-	tool("skill.read", "Read a skill's SKILL.md and activate it: the result has the content (truncated says it was cut at maxBytes) and an activationId; pass that id to skill.bundle to get the files SKILL.md references. Reads only; the activation is recorded.",
-		true, false,
-		object(str("skill", "the skill's name (from skill.route) or its folder name", 1, 256).req(),
-			str("skillRoot", "an approved skill root (default: the first)", 1, model.MaxPathChars),
-			integer("maxBytes", "how much of SKILL.md to return, 1000 to 524288 bytes", api.MinSkillReadBytes, api.MaxSkillReadBytes, api.DefaultSkillReadBytes)),
-		func(ctx context.Context, rt Runtime, a api.SkillReadParams) (any, error) {
-			return call[api.SkillReadResult](ctx, rt, api.MethodSkillRead, a)
-		}),
-	tool("skill.bundle", "Bundle a skill: SKILL.md and the files it references inside its own folder, each with size and sha256 (and content within maxBytes). Referenced files come only with the activationId of a skill.read of this skill; references that leave the skill folder are refused. Read-only.",
-		true, false,
-		object(str("skill", "the skill's name or folder name", 1, 256).req(),
-			str("skillRoot", "an approved skill root (default: the first)", 1, model.MaxPathChars),
-			str("activationId", "the activationId skill.read returned for this skill", 1, 64),
-			boolean("includeReferences", "include the referenced files (needs activationId)", true),
-			integer("maxReferenceFiles", "at most this many referenced files, 0 to 40", 0, api.MaxSkillReferenceFiles, api.DefaultSkillReferences),
-			integer("maxBytes", "content bytes in all, 1 to 2097152", 1, api.MaxSkillBundleBytes, api.DefaultSkillBundle)),
-		func(ctx context.Context, rt Runtime, a api.SkillBundleParams) (any, error) {
-			return call[api.SkillBundleResult](ctx, rt, api.MethodSkillBundle, a)
-		}),
-}, compatTools()...)
+// toolTable is built on first use too: its schemas are some hundred allocations, which a
+// command that never serves MCP would pay at start.
+var toolTable = sync.OnceValue(func() []Definition { return toolList() })
+
+func toolList() []Definition {
+	return append([]Definition{
+		handoffCreateTool(),
+		tool("codex.task_start", "Start the local Codex runner on a handoff (pass handoffId from handoff.create; the runner prompt is built from the stored handoff), or on the legacy direct fields task with projectPath or workspace (read and write at medium risk). The task runs as a native Codex thread in the approved project root with the sandbox derived from the handoff's operations; a task whose risk (the declared level, raised to what its operations ask: write, create_artifact or test commands make it at least medium) is above [handoff] auto_start_max_risk (default low: only read-only handoffs without test commands start at once), or that is high, waits as awaitingConfirmation until the operator confirms it; the error says why. Returns at once: poll codex.status, then read codex.result.",
+			false, false,
+			object(str("handoffId", "the id handoff.create returned (handoff_…); or give task with projectPath or workspace instead", 1, 64),
+				str("task", "legacy: the task text, when no handoffId is given", 1, model.MaxObjectiveChars),
+				str("projectPath", "legacy: absolute project directory inside an allowed project root", 1, model.MaxPathChars),
+				str("workspace", "legacy: a workspace name of [handoff.workspaces]", 1, model.MaxWorkspaceNameChars),
+				enum("mode", "normal returns the compact task; debug returns the full task record (sandbox, provider, deadline, linked handoff)", "normal", "normal", "debug"),
+				integer("timeoutMs", "how long the turn may run before it is interrupted, 1000 to 600000 ms", 1000, 600000, 300000)),
+			runTaskStart),
+		tool("codex.status", "List running and recent Codex runner tasks (running first, then newest), each with its linked handoff metadata; or one task by taskId. Read-only.",
+			true, false,
+			object(str("taskId", "one task's id (from codex.task_start); leave out to list", 1, 128),
+				integer("limit", "how many tasks to list, 1 to 100", 1, 100, 20)),
+			func(ctx context.Context, rt Runtime, a taskStatusArgs) (any, error) {
+				return call[api.TaskStatusResult](ctx, rt, api.MethodTaskStatus, api.TaskStatusParams(a))
+			}),
+		tool("codex.result", "Read a task's result: status, changed files, test results, artifacts, policy violations and the linked handoff. Compact by default: set includeLog or includeDiff only when the conversation needs them (each capped to maxTextBytes). Without taskId it reads the newest tasks (limit). Read-only.",
+			true, false,
+			object(str("taskId", "the task's id; leave out for the newest tasks", 1, 128),
+				integer("limit", "without taskId: how many of the newest tasks, 1 to 20", 1, MaxResultTasks, DefaultResultTasks),
+				boolean("includeLog", "add the turn's log and the test output", false),
+				boolean("includeDiff", "add the diff of the project (git work trees)", false),
+				boolean("includeHandoff", "add the full handoff object", false),
+				integer("maxTextBytes", "cap of each log or diff text, 200 to 20000 bytes", 200, 20000, 1800)),
+			runTaskResult),
+		tool("codex.cancel", "Stop a running (or awaiting) task and record who cancelled it. confirm must be true.",
+			false, true,
+			object(str("taskId", "the task to cancel", 1, 128).req(),
+				boolean("confirm", "must be true: cancelling interrupts the Codex turn", false).req()),
+			func(ctx context.Context, rt Runtime, a api.TaskCancelParams) (any, error) {
+				return call[api.TaskInfo](ctx, rt, api.MethodTaskCancel, a)
+			}),
+		tool("skill.route", "Rank the approved local skills for a task: each recommendation has a deterministic score and the reason. Read one with skill.read before relying on it. Read-only.",
+			true, false,
+			object(str("task", "what the skills should help with", 1, model.MaxSkillTaskChars).req(),
+				str("skillRoot", "an approved skill root (default: the first of handoff.skill_roots)", 1, model.MaxPathChars),
+				integer("maxResults", "how many recommendations, 1 to 10", 1, api.MaxSkillResults, api.DefaultSkillResults)),
+			func(ctx context.Context, rt Runtime, a api.SkillRouteParams) (any, error) {
+				return call[api.SkillRouteResult](ctx, rt, api.MethodSkillRoute, a)
+			}),
+		tool("skill.read", "Read a skill's SKILL.md and activate it: the result has the content (truncated says it was cut at maxBytes) and an activationId; pass that id to skill.bundle to get the files SKILL.md references. Reads only; the activation is recorded.",
+			true, false,
+			object(str("skill", "the skill's name (from skill.route) or its folder name", 1, 256).req(),
+				str("skillRoot", "an approved skill root (default: the first)", 1, model.MaxPathChars),
+				integer("maxBytes", "how much of SKILL.md to return, 1000 to 524288 bytes", api.MinSkillReadBytes, api.MaxSkillReadBytes, api.DefaultSkillReadBytes)),
+			func(ctx context.Context, rt Runtime, a api.SkillReadParams) (any, error) {
+				return call[api.SkillReadResult](ctx, rt, api.MethodSkillRead, a)
+			}),
+		tool("skill.bundle", "Bundle a skill: SKILL.md and the files it references inside its own folder, each with size and sha256 (and content within maxBytes). Referenced files come only with the activationId of a skill.read of this skill; references that leave the skill folder are refused. Read-only.",
+			true, false,
+			object(str("skill", "the skill's name or folder name", 1, 256).req(),
+				str("skillRoot", "an approved skill root (default: the first)", 1, model.MaxPathChars),
+				str("activationId", "the activationId skill.read returned for this skill", 1, 64),
+				boolean("includeReferences", "include the referenced files (needs activationId)", true),
+				integer("maxReferenceFiles", "at most this many referenced files, 0 to 40", 0, api.MaxSkillReferenceFiles, api.DefaultSkillReferences),
+				integer("maxBytes", "content bytes in all, 1 to 2097152", 1, api.MaxSkillBundleBytes, api.DefaultSkillBundle)),
+			func(ctx context.Context, rt Runtime, a api.SkillBundleParams) (any, error) {
+				return call[api.SkillBundleResult](ctx, rt, api.MethodSkillBundle, a)
+			}),
+	}, compatTools()...)
+}
 
 func handoffCreateTool() Definition {
 	return tool("handoff.create", "Validate and persist a handoff: a task package for the local Codex runner (goal, project inside an allowed root, constraints, allowed operations, risk, tests, expected artifacts). Nothing runs: pass the returned handoffId to codex.task_start. With skillTask the approved local skills are routed into skillContext and the handoff records whether each was read (skill.read).",
