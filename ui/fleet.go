@@ -38,6 +38,7 @@ type fleetGroup struct {
 	loading bool   // a page is in flight
 	pageSeq int    // identity of the page in flight
 	pages   int    // pages loaded since the first
+	query   string // the search its rows answer
 	// settled is the reload whose first page the group shows: from its catalog.host event,
 	// ahead of the call's aggregate answer, or from that answer.
 	settled int
@@ -111,6 +112,8 @@ type fleetPane struct {
 	curKey    string // what the cursor is on, to find it again after reloads
 	offset    int
 	seq       int
+	pending   int    // moves that arrived while the page under the cursor loaded (fleet_paging.go)
+	toEnd     bool   // "bottom" pressed: pages load until the last
 	err       string // the whole catalog failed
 
 	search    textinput.Model
@@ -299,6 +302,9 @@ func (f *fleetPane) handleKey(k tea.KeyMsg) tea.Cmd {
 		f.relayout()
 		return tea.Batch(cmd, f.selectionChanged())
 	}
+	if !key.Matches(k, km.List.Bottom) {
+		f.toEnd = false
+	}
 	switch {
 	case key.Matches(k, km.List.Up):
 		return f.move(-1)
@@ -311,7 +317,11 @@ func (f *fleetPane) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.List.Top):
 		return f.moveTo(f.nearestSelectable(0, 1))
 	case key.Matches(k, km.List.Bottom):
-		return f.moveTo(f.nearestSelectable(len(f.lines)-1, -1))
+		f.pending, f.toEnd = 0, true
+		if cmd := f.moveTo(f.nearestSelectable(len(f.lines)-1, -1)); cmd != nil {
+			return cmd
+		}
+		return f.applyPending()
 	case key.Matches(k, km.List.Select):
 		if ref, ok := f.Selected(); ok {
 			f.selKey = f.curKey
@@ -335,9 +345,10 @@ func (f *fleetPane) handleKey(k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// move goes delta selectable lines; arriving on a "more" line loads that page.
+// move goes delta selectable lines; arriving on a "more" line loads that page, and the
+// steps left wait for it (fleet_paging.go), as do moves while it loads.
 func (f *fleetPane) move(delta int) tea.Cmd {
-	if len(f.lines) == 0 {
+	if len(f.lines) == 0 || f.queueMove(delta) {
 		return nil
 	}
 	dir := 1
@@ -354,6 +365,10 @@ func (f *fleetPane) move(delta int) tea.Cmd {
 			break
 		}
 		i = j
+		if dir > 0 && f.lines[i].kind == lineMore && f.groups[f.lines[i].g].next != "" {
+			f.pending += abs(delta) - steps - 1
+			break
+		}
 	}
 	return f.moveTo(i)
 }
