@@ -166,21 +166,14 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 		return a.quit()
 	}
+	if a.confirm.open {
+		return a.confirmKey(k)
+	}
 	if a.tooSmall && a.w > 0 {
+		// The small screen has its own keys: quit, and the dialog it draws (tooSmallView).
 		if key.Matches(k, km.Global.Quit) {
 			return a.quit()
 		}
-		return nil
-	}
-	if a.confirm.open {
-		done, res := a.confirm.HandleKey(k)
-		switch {
-		case !done:
-			return nil
-		case res.ok:
-			return a.perform(res.act)
-		}
-		a.status.set(levelInfo, "cancelled: "+res.act.label(a.c))
 		return nil
 	}
 	if a.form.open {
@@ -315,8 +308,31 @@ func (a *App) footer() string {
 	return pad(a.help.ShortHelpView(b), a.w)
 }
 
+// confirmKey gives a key to the open confirmation dialog.
+func (a *App) confirmKey(k tea.KeyMsg) tea.Cmd {
+	done, res := a.confirm.HandleKey(k)
+	switch {
+	case !done:
+		return nil
+	case res.ok:
+		return a.perform(res.act)
+	}
+	a.status.set(levelInfo, "cancelled: "+res.act.label(a.c))
+	return nil
+}
+
+// tooSmallView says the terminal is too small, or, when a confirmation is open (quitting
+// while turns run), draws that alone, so the key that answers it answers what is seen.
 func (a *App) tooSmallView() string {
 	st := a.c.st
+	if a.confirm.open {
+		box := a.confirm.View(a.w)
+		if len(box) > a.h && a.h > 1 {
+			// Its title and its end (the key that answers it) matter most.
+			box = append(box[:1:1], box[len(box)-a.h+1:]...)
+		}
+		return strings.Join(fitLines(box, a.w, a.h), "\n")
+	}
 	lines := []string{
 		st.Danger.Render(st.G.Danger + "terminal too small"),
 		"this one is " + itoa(a.w) + "×" + itoa(a.h) + "; codexhost needs at least " + itoa(minWidth) + "×" + itoa(minHeight),
