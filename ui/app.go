@@ -326,7 +326,10 @@ func (a *App) confirmKey(k tea.KeyMsg) tea.Cmd {
 func (a *App) tooSmallView() string {
 	st := a.c.st
 	if a.confirm.open {
-		box := a.confirm.View(a.w)
+		box := []string{a.confirm.title, a.c.keys.Dialog.Confirm.Help().Key + " " + a.confirm.yes + " · other keys cancel"}
+		if a.w >= 20 {
+			box = a.confirm.View(a.w)
+		}
 		if len(box) > a.h && a.h > 1 {
 			// Its title and its end (the key that answers it) matter most.
 			box = append(box[:1:1], box[len(box)-a.h+1:]...)

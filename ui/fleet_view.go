@@ -209,11 +209,8 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 	st := f.c.st
 	ageW := 4
 	short := w < 40
-	badge := f.c.badge(r.ref.Status, r.ref.Waiting, short)
-	if r.ref.Failed && r.ref.Status != model.ThreadActive {
-		// At rest, but what people need to see is that its last turn failed.
-		badge = f.c.badge("error", false, short)
-	}
+	// At rest, but what people need to see is that its last turn failed.
+	badge := f.c.refBadge(r.ref.Status, r.ref.Waiting, r.ref.Failed, short)
 	bw := badgeWidth
 	if short {
 		bw = 1

@@ -379,7 +379,7 @@ func (l *lineagePane) renderNode(i int) string {
 	} else if v.id == l.lin.Focus {
 		line = st.Accent.Render(line)
 	}
-	return cur + st.Muted.Render(v.prefix) + fold + l.c.badge(n.Thread.Status, n.Thread.WaitingOnApproval, true) + " " + line
+	return cur + st.Muted.Render(v.prefix) + fold + l.c.refBadge(n.Thread.Status, n.Thread.WaitingOnApproval, lastFailed(n.Thread), true) + " " + line
 }
 
 func (l *lineagePane) footer() string {
