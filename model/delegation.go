@@ -70,9 +70,6 @@ type ThreadRecord struct {
 	// Goal marks a goal thread (acceptance criteria or test commands): it never runs marker
 	// blocks, though others may poll it.
 	Goal bool `json:"goal,omitempty"`
-	// Title is the first line of the task it was started with (TaskTitle), the title it shows
-	// with until it has one of its own.
-	Title string `json:"title,omitempty"`
 }
 
 // DedupeKey is the implicit idempotency key of a delegation without request id: the same

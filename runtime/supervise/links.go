@@ -13,8 +13,8 @@ import (
 
 // One rule lists each native session once (api.SessionLink): under its catalog host, naming
 // the codexhost thread that drives it. These are the answers the rule needs from the
-// bindings and thread records; they read ids, the title a thread record keeps from its task,
-// and a branch's title from its own 0600 history file.
+// bindings and thread records; they read ids only, and a branch's title from its own 0600
+// history file.
 
 // Link is what the records say of session id of host: the codexhost thread driving it, the
 // source it branches from, and the title a branch takes from its source (empty when the
@@ -36,8 +36,7 @@ func (s *Service) Link(host, id string) (api.SessionLink, string) {
 		return api.SessionLink{}, ""
 	}
 	if rec, err := s.deps.Store.Thread(model.ThreadID(id)); err == nil && rec.Harness == model.NativeHarness {
-		// Codex names a session it started itself; one codexhost started shows its task's first line.
-		return api.SessionLink{CodexhostThread: id}, rec.Title
+		return api.SessionLink{CodexhostThread: id}, ""
 	}
 	return api.SessionLink{}, ""
 }

@@ -267,7 +267,7 @@ func (s *Service) startChildTurn(ctx context.Context, c Child) (startedChild, er
 	}
 	rec := store.NewDelegation{
 		Origin:     model.Origin{V: 1, Thread: child, Kind: kind, ParentThread: c.Parent, Client: c.Client, RequestID: c.RequestID, Refs: c.Refs, CreatedAt: now},
-		Thread:     model.ThreadRecord{V: 1, ID: child, Harness: c.Harness, Cwd: c.Cwd, Model: c.Model, Title: model.TaskTitle(c.Task), CreatedAt: now, UpdatedAt: now, RecencyAt: now},
+		Thread:     model.ThreadRecord{V: 1, ID: child, Harness: c.Harness, Cwd: c.Cwd, Model: c.Model, CreatedAt: now, UpdatedAt: now, RecencyAt: now},
 		RequestKey: c.RequestKey,
 		DedupeKey:  c.DedupeKey,
 	}

@@ -135,12 +135,6 @@ func ParseThread(s string) (model.ThreadID, error) {
 func (s *Service) Decorate(info *model.ThreadInfo) {
 	info.Refs = []string{}
 	info.SetPublic()
-	if info.Title == "" {
-		// A thread without a title of its own shows the first line of its task.
-		if rec, err := s.deps.Store.Thread(model.ThreadID(info.ID)); err == nil {
-			info.Title = rec.Title
-		}
-	}
 	o, err := s.deps.Store.Origin(model.ThreadID(info.ID))
 	if err != nil {
 		return
