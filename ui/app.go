@@ -260,6 +260,7 @@ func (a *App) View() string {
 		body = a.overlay(body, a.setup.View(a.w-4, bodyH))
 	}
 	a.status.running, a.status.zoomed = a.fleet.active, a.zoomed
+	a.status.awaiting, a.status.undeliverable = a.attention()
 	body = append(body, a.status.View(a.w), a.footer())
 	return strings.Join(body, "\n")
 }
