@@ -397,13 +397,19 @@ func (f *fleetPane) loadMoreAtCursor() tea.Cmd {
 	return nil
 }
 
-// selectionChanged tells the root about a new selection once the cursor rests.
+// selectionChanged tells the root about a new selection once the cursor rests. What the
+// cursor is on counts, not what it was put on: a search that hides the selected row moves the
+// cursor, and the other panes must follow it there.
 func (f *fleetPane) selectionChanged() tea.Cmd {
 	ref, ok := f.Selected()
-	if !ok || f.curKey == f.selKey {
+	if !ok {
 		return nil
 	}
-	f.selKey = f.curKey
+	k := f.lineKey(f.lines[f.cursor])
+	if k == f.selKey {
+		return nil
+	}
+	f.curKey, f.selKey = k, k
 	f.selSeq++
 	if f.c.debounce <= 0 {
 		return emit(threadSelectedMsg{ref: ref})

@@ -198,7 +198,7 @@ func (f *fleetPane) sessionsLoaded(msg sessionsLoadedMsg) tea.Cmd {
 			}
 		}
 		f.relayout()
-		return tea.Batch(f.selectIfNone(), f.healthChanged(changed), f.applyPending())
+		return tea.Batch(f.reselect(), f.healthChanged(changed), f.applyPending())
 	}
 	g := f.group(msg.host)
 	if msg.pageSeq != g.pageSeq {
@@ -239,7 +239,7 @@ func (f *fleetPane) hostSettled(msg hostSettledMsg) tea.Cmd {
 	f.firstPage(g, msg.page)
 	g.settled = msg.seq
 	f.relayout()
-	return tea.Batch(f.selectIfNone(), f.healthChanged(f.pageHealth(g.id, g.errLine)), f.applyPending())
+	return tea.Batch(f.reselect(), f.healthChanged(f.pageHealth(g.id, g.errLine)), f.applyPending())
 }
 
 // hostCapabilities returns a host's capabilities as catalog.hosts last gave them; ok is
@@ -353,7 +353,7 @@ func (f *fleetPane) threadsLoaded(msg threadsLoadedMsg) tea.Cmd {
 		f.followPage(g, n)
 	}
 	f.relayout()
-	return tea.Batch(f.selectIfNone(), f.applyPending())
+	return tea.Batch(f.reselect(), f.applyPending())
 }
 
 // followPage moves a cursor that waited on the group's "more" line to the first row the
@@ -419,6 +419,15 @@ func (f *fleetPane) remove(id string) {
 		g.rows = slices.DeleteFunc(g.rows, func(r fleetRow) bool { return r.ref.ID == id })
 	}
 	f.relayout()
+}
+
+// reselect follows the rows a page changed: the first row is selected once, so the other
+// panes have something to show, and a selection the page took away moves on.
+func (f *fleetPane) reselect() tea.Cmd {
+	if f.selKey == "" {
+		return f.selectIfNone()
+	}
+	return f.selectionChanged()
 }
 
 // selectIfNone selects the first row once, so the other panes have something to show.
