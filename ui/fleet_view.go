@@ -240,9 +240,9 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 	title := r.ref.Title
 	if title == "" {
 		title = f.c.short(r.ref.ID)
-		if r.ref.Harness != "" && r.ref.Harness != model.NativeHarness {
-			title += " (" + r.ref.Harness + ")"
-		}
+	}
+	if r.ref.Harness != "" && r.ref.Harness != model.NativeHarness {
+		title += " (" + r.ref.Harness + ")" // which agent runs it: the title alone does not say
 	}
 	if r.ref.Linked {
 		title = linkMark + title
