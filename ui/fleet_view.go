@@ -25,6 +25,7 @@ func (f *fleetPane) relayout() {
 	q := strings.ToLower(fq.title)
 	f.lines = f.lines[:0]
 	f.shownRows, f.active, f.titleRows = 0, 0, 0
+	f.cwdMax, f.branchMax = 0, 0
 	hosted := f.hostedAmong(f.group(threadsGroup).rows)
 	for gi, g := range f.groups {
 		if g.id == threadsGroup && !g.loaded && !g.loading && len(g.rows) == 0 && g.errLine == "" {
@@ -51,6 +52,8 @@ func (f *fleetPane) relayout() {
 				continue
 			}
 			f.lines = append(f.lines, fleetLine{kind: lineRow, g: gi, r: ri})
+			f.cwdMax = max(f.cwdMax, ansi.StringWidth(r.ref.Cwd))
+			f.branchMax = max(f.branchMax, ansi.StringWidth(r.branch))
 			shown++
 		}
 		g.shown = shown
@@ -223,12 +226,14 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 		}
 		badge = st.BadgeActive.Render(pad(f.c.spinner()+word, bw))
 	}
+	// The branch and cwd columns are as wide as the widest shown, up to a cap: fixed widths
+	// left blank columns beside titles cut short.
 	var branchW, cwdW int
 	if w >= 60 {
-		branchW = 12
+		branchW = min(12, f.branchMax)
 	}
 	if w >= 78 {
-		cwdW = 18
+		cwdW = min(18, f.cwdMax)
 	}
 	titleW := w - 2 - bw - 1 - ageW - 1
 	if branchW > 0 {
