@@ -320,10 +320,13 @@ func (f *fleetPane) handleKey(k tea.KeyMsg) tea.Cmd {
 		return f.moveTo(f.nearestSelectable(0, 1))
 	case key.Matches(k, km.List.Bottom):
 		f.pending, f.toEnd = 0, true
-		if cmd := f.moveTo(f.nearestSelectable(len(f.lines)-1, -1)); cmd != nil {
-			return cmd
+		cmd := f.moveTo(f.nearestSelectable(len(f.lines)-1, -1))
+		if g, more := f.moreUnderCursor(); !more {
+			f.toEnd = false // every page is here: this is the end
+		} else if !g.loading {
+			cmd = tea.Batch(cmd, f.nextPage(g))
 		}
-		return f.applyPending()
+		return cmd
 	case key.Matches(k, km.List.Select):
 		if ref, ok := f.Selected(); ok {
 			f.selKey = f.curKey

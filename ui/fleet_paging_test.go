@@ -156,6 +156,15 @@ func TestFleetBottomLoadsToTheEnd(t *testing.T) {
 	title := h.fleet.Title()
 	mustContain(t, title, "Fleet · 230")
 	mustNotContain(t, title, "+", "loading")
+
+	// Pressed again with every page here, it moves and says nothing of loading.
+	h.press(keyOf(h.km.List.Top))
+	h.press(keyOf(h.km.List.Bottom))
+	h.flush()
+	mustNotContain(t, h.fleet.Title(), "loading")
+	if got := selectedID(t, h.testApp); got != ids[229] {
+		t.Fatalf("G again selected %s", got)
+	}
 }
 
 // Another key stops the walk to the end where it is.
