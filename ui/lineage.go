@@ -393,6 +393,9 @@ func (l *lineagePane) footer() string {
 	}
 	var parts []string
 	parts = append(parts, statusWords(n.Thread.Status, n.Thread.WaitingOnApproval))
+	if lastFailed(n.Thread) && n.Thread.Status != model.ThreadActive {
+		parts[0] += ", its last turn failed" // as its ✗ says
+	}
 	if n.MarkerGen > 0 {
 		parts = append(parts, fmt.Sprintf("created by a marker block, generation %d", n.MarkerGen))
 	}

@@ -124,6 +124,6 @@ func TestFailedThreadReadsAsErrorInEveryPane(t *testing.T) {
 	mustContain(t, head, "✗ error")
 	mustNotContain(t, head, "○ idle")
 	lin := a.lineage.View()
-	mustContain(t, lin, "✗")
+	mustContain(t, lin, "✗", "its last turn failed")
 	mustNotContain(t, lin, "○")
 }
