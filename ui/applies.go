@@ -32,7 +32,8 @@ func (c *common) watchReason(ref threadRef) string {
 	case model.ThreadActive, "":
 		return ""
 	}
-	return fmt.Sprintf("nothing to watch: %s is %s, no turn is running; a watch notifies once a running turn stops", c.name(ref), statusWords(ref.Status, ref.Waiting))
+	// The short id only: the line must fit 80 columns beside the endpoint.
+	return fmt.Sprintf("nothing to watch: %s is %s, no turn runs", c.short(ref.ID), statusWords(ref.Status, ref.Waiting))
 }
 
 // archiveReason is why a cannot archive ref; empty when it can.
