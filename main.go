@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/codexhost/codexhost/cli"
+	// No command asks the terminal its colours while packages initialise (see quietterm).
+	_ "github.com/codexhost/codexhost/internal/quietterm/released"
 )
 
 func main() {

@@ -71,7 +71,7 @@ func newDoctorCmd() *cobra.Command {
 			} else {
 				writeHuman(w, func(w io.Writer) { printDoctor(w, rep) })
 			}
-			return doctorProblems(rep)
+			return doctorProblems(rep, !asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&fix, "fix", false, "migrate the legacy [supervisor] table of config.toml to [catalog] and [supervision]")

@@ -7,8 +7,10 @@ import (
 )
 
 // doctorProblems is the error `codexhost doctor` exits with when its report is not OK: the
-// report is already printed, and the error names the checks that failed and their fixes.
-func doctorProblems(rep doctorReport) error {
+// report is already printed, and the error names the checks that failed and their fixes. A
+// report printed for people already holds each hint under its check, so the error then
+// points there instead of printing them again (human).
+func doctorProblems(rep doctorReport, human bool) error {
 	if rep.OK {
 		return nil
 	}
@@ -26,8 +28,8 @@ func doctorProblems(rep doctorReport) error {
 			hints = append(hints, c.name+": "+c.err.Hint)
 		}
 	}
-	if len(hints) == 0 {
-		hints = append(hints, "see the report above")
+	if len(hints) == 0 || human {
+		hints = []string{"see the report above"}
 	}
 	return model.Errorf(model.CodeFailedPrecondition, strings.Join(hints, "; "), "codexhost doctor found problems: %s", strings.Join(failed, ", "))
 }

@@ -46,9 +46,16 @@ func TestDoctorExitsNonZeroWhenItFindsProblems(t *testing.T) {
 	if errorCode(t, errOut) != model.CodeFailedPrecondition || !strings.Contains(errOut, "found problems: codex") {
 		t.Fatalf("the exit error should name the failed check: %s", errOut)
 	}
-	out, _, code = run(t, "doctor")
+	if !strings.Contains(errOut, appserver.FixHint(sick)) {
+		t.Fatalf("the JSON exit error should carry the fix: %s", errOut)
+	}
+	out, errOut, code = run(t, "doctor")
 	if code != 1 || !strings.Contains(out, "hint: "+appserver.FixHint(sick)) || !strings.Contains(out, appserver.InstallCommand(sick)) ||
 		!strings.HasSuffix(out, "problems found\n") {
 		t.Fatalf("home without codex, text: exit %d\n%s", code, out)
+	}
+	// Issue 24 item 6: the hint shows once, under its check, not again in the exit error.
+	if n := strings.Count(out+errOut, appserver.InstallCommand(sick)); n != 1 {
+		t.Fatalf("the fix shows %d times:\n%s\n%s", n, out, errOut)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/codexhost/codexhost/internal/termbg"
 	"github.com/codexhost/codexhost/keymap"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
@@ -54,19 +55,13 @@ func runTUI(cmd *cobra.Command, f tuiFlags) error {
 	// Colour profile and background are settled before the program owns the terminal: a
 	// query afterwards would compete with it for stdin.
 	r := lipgloss.DefaultRenderer()
-	if themes.NoColorRequested(f.noColor, envOf(cmd.Context()).get) {
+	noColor := themes.NoColorRequested(f.noColor, envOf(cmd.Context()).get)
+	if noColor {
 		r.SetColorProfile(termenv.Ascii)
 	}
-	switch pal.Name {
-	case themes.DarkName:
-		r.SetHasDarkBackground(true)
-	case themes.LightName:
-		r.SetHasDarkBackground(false)
-	default:
-		if r.ColorProfile() != termenv.Ascii {
-			r.SetHasDarkBackground(termenv.HasDarkBackground())
-		}
-	}
+	dark, _ := themes.DarkBackground(pal, noColor || r.ColorProfile() == termenv.Ascii, envOf(cmd.Context()).get,
+		func() (bool, bool) { return termbg.AskDark(os.Stdin, os.Stdout, termbg.Timeout) })
+	r.SetHasDarkBackground(dark)
 
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
@@ -98,6 +93,8 @@ func runTUI(cmd *cobra.Command, f tuiFlags) error {
 		sess.relay(ctx, events, p.Send)
 	}()
 	_, err = p.Run()
+	// The app titles the terminal with its counts (ui/attention.go); they end with it.
+	_, _ = os.Stdout.WriteString("\x1b]2;\x07")
 	cancel()
 	<-relayDone
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {

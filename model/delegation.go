@@ -3,7 +3,9 @@ package model
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Delegation statuses follow the child thread's life.
@@ -79,4 +81,23 @@ func DedupeKey(origin, harness, task string) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TaskTitleRunes bounds a title made from a task.
+const TaskTitleRunes = 80
+
+// TaskTitle is a thread's title made from its task, as Codex previews a session: the first
+// line that is not blank, its spaces and controls collapsed, cut to TaskTitleRunes.
+func TaskTitle(task string) string {
+	for line := range strings.SplitSeq(task, "\n") {
+		t := strings.Join(strings.FieldsFunc(line, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+		if t == "" {
+			continue
+		}
+		if r := []rune(t); len(r) > TaskTitleRunes {
+			t = strings.TrimSpace(string(r[:TaskTitleRunes-1])) + "…"
+		}
+		return t
+	}
+	return ""
 }

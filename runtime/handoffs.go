@@ -33,6 +33,9 @@ func (h *Host) handoffService() (*handoff.Service, error) {
 		st.svc, st.err = handoff.New(handoff.Options{
 			Home: h.opts.Home, Store: h.store, Runner: nativeTaskRunner{h: h, n: h.native}, Config: h.config,
 			Tests: h.handoffTestEnv, Hidden: h.secretDirs, Now: h.opts.Now, After: st.after, Log: h.opts.Log,
+			Ended: func(task model.ThreadID, status string) {
+				h.publish(api.Event{Type: api.EventTaskStatus, Thread: string(task), Status: status})
+			},
 		})
 		if st.err != nil {
 			return

@@ -69,6 +69,7 @@ type App struct {
 	quitting   bool // the running turns are being counted before quitting
 	// liveTicking: a tick to redraw running turns is on its way.
 	liveTicking bool
+	titleShown  string // the terminal's title as last set (attention.go)
 }
 
 // New builds the app. Options left zero get working defaults.
@@ -122,6 +123,10 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if tick := a.liveTick(); tick != nil {
 		cmd = tea.Batch(cmd, tick)
 	}
+	if t := a.windowTitle(); t != a.titleShown {
+		a.titleShown = t
+		cmd = tea.Batch(cmd, tea.SetWindowTitle(t))
+	}
 	return a, cmd
 }
 
@@ -166,21 +171,14 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 		return a.quit()
 	}
+	if a.confirm.open {
+		return a.confirmKey(k)
+	}
 	if a.tooSmall && a.w > 0 {
+		// The small screen has its own keys: quit, and the dialog it draws (tooSmallView).
 		if key.Matches(k, km.Global.Quit) {
 			return a.quit()
 		}
-		return nil
-	}
-	if a.confirm.open {
-		done, res := a.confirm.HandleKey(k)
-		switch {
-		case !done:
-			return nil
-		case res.ok:
-			return a.perform(res.act)
-		}
-		a.status.set(levelInfo, "cancelled: "+res.act.label(a.c))
 		return nil
 	}
 	if a.form.open {
@@ -267,6 +265,7 @@ func (a *App) View() string {
 		body = a.overlay(body, a.setup.View(a.w-4, bodyH))
 	}
 	a.status.running, a.status.zoomed = a.fleet.active, a.zoomed
+	a.status.awaiting, a.status.undeliverable = a.attention()
 	body = append(body, a.status.View(a.w), a.footer())
 	return strings.Join(body, "\n")
 }
@@ -315,8 +314,34 @@ func (a *App) footer() string {
 	return pad(a.help.ShortHelpView(b), a.w)
 }
 
+// confirmKey gives a key to the open confirmation dialog.
+func (a *App) confirmKey(k tea.KeyMsg) tea.Cmd {
+	done, res := a.confirm.HandleKey(k)
+	switch {
+	case !done:
+		return nil
+	case res.ok:
+		return a.perform(res.act)
+	}
+	a.status.set(levelInfo, "cancelled: "+res.act.label(a.c))
+	return nil
+}
+
+// tooSmallView says the terminal is too small, or, when a confirmation is open (quitting
+// while turns run), draws that alone, so the key that answers it answers what is seen.
 func (a *App) tooSmallView() string {
 	st := a.c.st
+	if a.confirm.open {
+		box := []string{a.confirm.title, a.c.keys.Dialog.Confirm.Help().Key + " " + a.confirm.yes + " · other keys cancel"}
+		if a.w >= 20 {
+			box = a.confirm.View(a.w)
+		}
+		if len(box) > a.h && a.h > 1 {
+			// Its title and its end (the key that answers it) matter most.
+			box = append(box[:1:1], box[len(box)-a.h+1:]...)
+		}
+		return strings.Join(fitLines(box, a.w, a.h), "\n")
+	}
 	lines := []string{
 		st.Danger.Render(st.G.Danger + "terminal too small"),
 		"this one is " + itoa(a.w) + "×" + itoa(a.h) + "; codexhost needs at least " + itoa(minWidth) + "×" + itoa(minHeight),

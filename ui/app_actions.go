@@ -200,6 +200,9 @@ func (a *App) threadKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(k, t.Delegate):
 		return a.delegateForm(&ref), true
 	case key.Matches(k, t.Watch):
+		if why := a.c.watchReason(ref); why != "" {
+			return status(levelInfo, why), true
+		}
 		return a.watchForm(ref), true
 	case key.Matches(k, t.Cancel):
 		if why := a.c.cancelReason(ref); why != "" {

@@ -173,6 +173,7 @@ func TestWatchFormRegistersAWatchForTheOperator(t *testing.T) {
 		return api.WatchResult{State: model.WatchWatching, Watch: &model.Watch{ID: "w9", Notify: "client:local"}}, nil
 	})
 	a := newTestApp(t, rt, 130, 34)
+	a.press(a.km.List.Down) // a running thread: an idle one has nothing to watch
 	a.press(a.km.Thread.Watch)
 	a.send(keyOf(a.km.Input.NextField))
 	a.typeText("nonsense")
@@ -184,10 +185,23 @@ func TestWatchFormRegistersAWatchForTheOperator(t *testing.T) {
 	a.typeText("2h")
 	a.send(keyOf(a.km.Input.Submit))
 	calls := callsTo[api.ThreadWatchParams](rt, api.MethodThreadWatch)
-	if len(calls) != 1 || calls[0].Thread != idA || calls[0].Notify != "" || calls[0].TimeoutMs != (2*time.Hour).Milliseconds() {
+	if len(calls) != 1 || calls[0].Thread != idB || calls[0].Notify != "" || calls[0].TimeoutMs != (2*time.Hour).Milliseconds() {
 		t.Fatalf("watch calls %+v", calls)
 	}
-	mustContain(t, a.view(), `watching 019a0000…a1 "fix the flaky tests"; client:local is notified`)
+	mustContain(t, a.view(), `watching 019a0000…b2 "write the release notes"; client:local is notified`)
+}
+
+// Scenario: issue 24 item 6. w on a thread at rest says there is nothing to watch at once,
+// without a form to fill in first.
+func TestWatchOnAnIdleThreadSaysSoBeforeAnyForm(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	a := newTestApp(t, rt, 130, 34)
+	a.press(a.km.Thread.Watch)
+	if a.form.open {
+		t.Fatal("a form opened for an idle thread")
+	}
+	mustContain(t, a.view(), "nothing to watch: 019a0000…a1")
 }
 
 func TestOpenThreadByIDOrLink(t *testing.T) {

@@ -24,6 +24,18 @@ func (c *common) cancelReason(ref threadRef) string {
 	return fmt.Sprintf("nothing to cancel: %s is %s, no turn is running", c.name(ref), statusWords(ref.Status, ref.Waiting))
 }
 
+// watchReason is why there is nothing to watch on ref, said before any form opens: a watch
+// notifies when a running turn stops, and the runtime answers a thread at rest with its
+// last turn's end (alreadyTerminal). Empty when a turn runs or the status is not known.
+func (c *common) watchReason(ref threadRef) string {
+	switch ref.Status {
+	case model.ThreadActive, "":
+		return ""
+	}
+	// The short id only: the line must fit 80 columns beside the endpoint.
+	return fmt.Sprintf("nothing to watch: %s is %s, no turn runs", c.short(ref.ID), statusWords(ref.Status, ref.Waiting))
+}
+
 // archiveReason is why a cannot archive ref; empty when it can.
 func (c *common) archiveReason(ref threadRef) string {
 	switch {

@@ -65,10 +65,14 @@ func (a *App) copyKey(k tea.KeyMsg) (tea.Cmd, bool) {
 // whole frames the same way, so the two never interleave inside a sequence.
 func (a *App) writeClipboard(text, shown string) tea.Cmd {
 	w, seq := a.c.clipboard, osc52(text, a.c.tmux)
+	info := a.c.keys.Global.Info.Help().Key
 	return func() tea.Msg {
 		if _, err := w.Write(seq); err != nil {
 			return statusMsg{level: levelError, text: "copy: the terminal took no output: " + err.Error()}
 		}
-		return statusMsg{level: levelOK, text: fmt.Sprintf("copied %s to the clipboard", shown)}
+		// Nothing answers an OSC 52: a terminal, or tmux with set-clipboard external, may drop
+		// it. So the bar says what was done, not that the clipboard holds it, and where the
+		// text can be read to copy it by hand.
+		return statusMsg{level: levelOK, text: fmt.Sprintf("sent %s to the terminal's clipboard (%s shows it in full)", shown, info)}
 	}
 }

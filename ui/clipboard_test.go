@@ -41,13 +41,14 @@ func TestCopyKeysWriteTheIdAndLinkToTheTerminal(t *testing.T) {
 		if got := out.String(); got != string(osc52(idA, tmux)) {
 			t.Fatalf("tmux %v: wrote %q", tmux, got)
 		}
-		mustContain(t, a.view(), "copied "+a.c.short(idA)+" to the clipboard")
+		mustContain(t, a.view(), "sent "+a.c.short(idA)+" to the terminal's clipboard (i shows it in full)")
 		out.Reset()
 		a.press(a.km.Thread.CopyLink)
 		if got := out.String(); got != string(osc52("codex://threads/"+idA, tmux)) {
 			t.Fatalf("tmux %v: link wrote %q", tmux, got)
 		}
-		mustContain(t, a.view(), "copied the link of "+a.c.short(idA)+" to the clipboard")
+		mustContain(t, a.view(), "sent the link of "+a.c.short(idA)+" to the terminal's clipboard")
+		mustNotContain(t, a.view(), "copied")
 	}
 }
 

@@ -142,7 +142,7 @@ func (c *common) name(r threadRef) string {
 // refFromInfo is the reference of a runtime thread: native ones are read through the catalog.
 func (c *common) refFromInfo(t model.ThreadInfo) threadRef {
 	r := threadRef{ID: t.ID, Title: clean(t.Title), Status: t.Status, Waiting: t.WaitingOnApproval, Cwd: clean(t.Cwd), Harness: t.Harness,
-		Failed: t.RunStatus == model.StatusFailed && t.Status != model.ThreadActive}
+		Failed: lastFailed(t) && t.Status != model.ThreadActive}
 	if t.Harness == model.NativeHarness {
 		r.Host = c.defaultHost
 	}
@@ -309,6 +309,15 @@ func (c *common) badge(status string, waiting bool, short bool) string {
 	return style.Render(pad(g+" "+word, badgeWidth))
 }
 
+// refBadge is a thread's badge as every pane shows it: a thread at rest whose latest turn
+// failed reads as an error, in the fleet, the transcript and the lineage alike.
+func (c *common) refBadge(status string, waiting, failed, short bool) string {
+	if failed && status != model.ThreadActive {
+		return c.badge("error", false, short)
+	}
+	return c.badge(status, waiting, short)
+}
+
 // badgeWidth fits the longest badge of a thread, "◆ waiting"; a longer unknown word is cut.
 const badgeWidth = 11
 
@@ -324,4 +333,9 @@ func statusWords(status string, waiting bool) string {
 		return "status unknown"
 	}
 	return statusWord(status)
+}
+
+// lastFailed reports a thread whose latest turn failed, by its run status or its last turn.
+func lastFailed(t model.ThreadInfo) bool {
+	return t.RunStatus == model.StatusFailed || (t.LastTurn != nil && t.LastTurn.Status == model.TurnFailed)
 }

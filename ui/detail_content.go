@@ -26,7 +26,20 @@ func (c *common) when(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(c.loc).Format("2006-01-02 15:04:05 MST") + " (" + age(c.now(), t) + ")"
+	return t.In(c.loc).Format("2006-01-02 15:04:05 MST") + " (" + relative(c.now(), t) + ")"
+}
+
+// relative says how far t is from now either way: "in 29m", "5m ago", "now" within a minute.
+// A deadline ahead is not "now".
+func relative(now, t time.Time) string {
+	d := t.Sub(now)
+	switch {
+	case d > -time.Minute && d < time.Minute:
+		return "now"
+	case d > 0:
+		return "in " + age(now, now.Add(-d))
+	}
+	return age(now, t) + " ago"
 }
 
 // threadSection is a thread in full: the status in people's words with the raw state.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
@@ -76,4 +77,16 @@ func TestDetailViewOfTheTranscriptHasTheTurnOutcome(t *testing.T) {
 	a.send(threadSelectedMsg{ref: threadRef{ID: idShell, Harness: "shell"}, focus: true})
 	a.press(a.km.Global.Info)
 	mustContain(t, dialogText(a), "Thread", "id: "+idShell, "status: idle", "harness: shell")
+}
+
+// Scenario: issue 24 item 6. A watch whose deadline is 29 minutes ahead says so, not "(now)".
+func TestRelativeTimesLookBothWays(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		29 * time.Minute: "in 29m", -5 * time.Minute: "5m ago", 20 * time.Second: "now",
+		-20 * time.Second: "now", 3 * time.Hour: "in 3h", -50 * time.Hour: "2d ago",
+	} {
+		if got := relative(epoch, epoch.Add(d)); got != want {
+			t.Errorf("relative(%v) = %q, want %q", d, got, want)
+		}
+	}
 }

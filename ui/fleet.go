@@ -38,6 +38,7 @@ type fleetGroup struct {
 	loading bool   // a page is in flight
 	pageSeq int    // identity of the page in flight
 	pages   int    // pages loaded since the first
+	query   string // the search its rows answer
 	// settled is the reload whose first page the group shows: from its catalog.host event,
 	// ahead of the call's aggregate answer, or from that answer.
 	settled int
@@ -104,14 +105,18 @@ type fleetPane struct {
 
 	groups    []*fleetGroup
 	lines     []fleetLine
-	shownRows int    // rows of every group the search lets through
-	titleRows int    // of them, the rows the title search alone lets through (fleet_filter.go)
-	active    int    // rows of threads running a turn
-	cursor    int    // index into lines; a row or a more line
-	curKey    string // what the cursor is on, to find it again after reloads
-	offset    int
-	seq       int
-	err       string // the whole catalog failed
+	shownRows int // rows of every group the search lets through
+	titleRows int // of them, the rows the title search alone lets through (fleet_filter.go)
+	// cwdMax and branchMax are the widest cwd and branch of the rows shown (renderRow).
+	cwdMax, branchMax int
+	active            int    // rows of threads running a turn
+	cursor            int    // index into lines; a row or a more line
+	curKey            string // what the cursor is on, to find it again after reloads
+	offset            int
+	seq               int
+	pending           int    // moves that arrived while the page under the cursor loaded (fleet_paging.go)
+	toEnd             bool   // "bottom" pressed: pages load until the last
+	err               string // the whole catalog failed
 
 	search    textinput.Model
 	searching bool
@@ -299,6 +304,9 @@ func (f *fleetPane) handleKey(k tea.KeyMsg) tea.Cmd {
 		f.relayout()
 		return tea.Batch(cmd, f.selectionChanged())
 	}
+	if !key.Matches(k, km.List.Bottom) {
+		f.toEnd = false
+	}
 	switch {
 	case key.Matches(k, km.List.Up):
 		return f.move(-1)
@@ -311,7 +319,14 @@ func (f *fleetPane) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.List.Top):
 		return f.moveTo(f.nearestSelectable(0, 1))
 	case key.Matches(k, km.List.Bottom):
-		return f.moveTo(f.nearestSelectable(len(f.lines)-1, -1))
+		f.pending, f.toEnd = 0, true
+		cmd := f.moveTo(f.nearestSelectable(len(f.lines)-1, -1))
+		if g, more := f.moreUnderCursor(); !more {
+			f.toEnd = false // every page is here: this is the end
+		} else if !g.loading {
+			cmd = tea.Batch(cmd, f.nextPage(g))
+		}
+		return cmd
 	case key.Matches(k, km.List.Select):
 		if ref, ok := f.Selected(); ok {
 			f.selKey = f.curKey
@@ -335,9 +350,10 @@ func (f *fleetPane) handleKey(k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// move goes delta selectable lines; arriving on a "more" line loads that page.
+// move goes delta selectable lines; arriving on a "more" line loads that page, and the
+// steps left wait for it (fleet_paging.go), as do moves while it loads.
 func (f *fleetPane) move(delta int) tea.Cmd {
-	if len(f.lines) == 0 {
+	if len(f.lines) == 0 || f.queueMove(delta) {
 		return nil
 	}
 	dir := 1
@@ -354,6 +370,10 @@ func (f *fleetPane) move(delta int) tea.Cmd {
 			break
 		}
 		i = j
+		if dir > 0 && f.lines[i].kind == lineMore && f.groups[f.lines[i].g].next != "" {
+			f.pending += abs(delta) - steps - 1
+			break
+		}
 	}
 	return f.moveTo(i)
 }
@@ -382,13 +402,19 @@ func (f *fleetPane) loadMoreAtCursor() tea.Cmd {
 	return nil
 }
 
-// selectionChanged tells the root about a new selection once the cursor rests.
+// selectionChanged tells the root about a new selection once the cursor rests. What the
+// cursor is on counts, not what it was put on: a search that hides the selected row moves the
+// cursor, and the other panes must follow it there.
 func (f *fleetPane) selectionChanged() tea.Cmd {
 	ref, ok := f.Selected()
-	if !ok || f.curKey == f.selKey {
+	if !ok {
 		return nil
 	}
-	f.selKey = f.curKey
+	k := f.lineKey(f.lines[f.cursor])
+	if k == f.selKey {
+		return nil
+	}
+	f.curKey, f.selKey = k, k
 	f.selSeq++
 	if f.c.debounce <= 0 {
 		return emit(threadSelectedMsg{ref: ref})

@@ -96,7 +96,7 @@ func (f *fleetPane) searchText() string { return parseFleetQuery(f.query).title 
 // filter or a bad status word hides some.
 func (f *fleetPane) filterTitle() string {
 	q := parseFleetQuery(f.filter())
-	t := itoa(f.shownRows)
+	t := f.countText()
 	switch {
 	case q.status != "":
 		t += " of " + itoa(f.titleRows) + " · " + q.status

@@ -156,3 +156,23 @@ func shellRow(t *testing.T, a *testApp) string {
 	t.Fatalf("no row of the shell thread:\n%s", a.fleet.View())
 	return ""
 }
+
+// Scenario: issue 24 item 5. A search that hides the selected thread moves the transcript to
+// the row the cursor lands on: before, it kept showing the hidden thread.
+func TestTranscriptFollowsTheFilter(t *testing.T) {
+	for _, q := range []string{"release", "status:running"} {
+		rt := newFake()
+		fleetFixture(rt)
+		a := newTestApp(t, rt, 130, 34)
+		if a.transcript.ref.ID != idA {
+			t.Fatalf("transcript on %s before the search, want %s", a.transcript.ref.ID, idA)
+		}
+		a.search(q)
+		if ref, ok := a.fleet.Selected(); !ok || ref.ID != idB {
+			t.Fatalf("%q: cursor on %+v, want %s", q, ref, idB)
+		}
+		if a.transcript.ref.ID != idB {
+			t.Fatalf("%q: transcript still on %s, want %s", q, a.transcript.ref.ID, idB)
+		}
+	}
+}

@@ -198,7 +198,7 @@ func (f *fleetPane) sessionsLoaded(msg sessionsLoadedMsg) tea.Cmd {
 			}
 		}
 		f.relayout()
-		return tea.Batch(f.selectIfNone(), f.healthChanged(changed))
+		return tea.Batch(f.reselect(), f.healthChanged(changed), f.applyPending())
 	}
 	g := f.group(msg.host)
 	if msg.pageSeq != g.pageSeq {
@@ -207,6 +207,7 @@ func (f *fleetPane) sessionsLoaded(msg sessionsLoadedMsg) tea.Cmd {
 	g.loading = false
 	if msg.err != nil {
 		g.errLine = errText(msg.err)
+		f.stopPaging()
 		f.relayout()
 		return nil
 	}
@@ -226,7 +227,7 @@ func (f *fleetPane) sessionsLoaded(msg sessionsLoadedMsg) tea.Cmd {
 		f.followPage(g, n)
 	}
 	f.relayout()
-	return nil
+	return f.applyPending()
 }
 
 // hostSettled shows one host's first page ahead of the others.
@@ -238,7 +239,7 @@ func (f *fleetPane) hostSettled(msg hostSettledMsg) tea.Cmd {
 	f.firstPage(g, msg.page)
 	g.settled = msg.seq
 	f.relayout()
-	return tea.Batch(f.selectIfNone(), f.healthChanged(f.pageHealth(g.id, g.errLine)))
+	return tea.Batch(f.reselect(), f.healthChanged(f.pageHealth(g.id, g.errLine)), f.applyPending())
 }
 
 // hostCapabilities returns a host's capabilities as catalog.hosts last gave them; ok is
@@ -281,16 +282,6 @@ func (f *fleetPane) healthChanged(changed bool) tea.Cmd {
 	return emit(hostsHealthMsg{hosts: slices.Clone(f.hosts)})
 }
 
-// firstPage replaces a host's rows with its first page.
-func (f *fleetPane) firstPage(g *fleetGroup, hs api.CatalogHostSessions) {
-	g.next, g.loaded, g.loading = hs.NextCursor, true, false
-	g.errLine = ""
-	if hs.Error != nil {
-		g.errLine = oneLine(string(hs.Error.Code) + ": " + hs.Error.Message)
-	}
-	g.rows, g.pages = appendSessions(nil, hs.Host, hs.Sessions), 1
-}
-
 func appendSessions(rows []fleetRow, host string, ss []api.CatalogSession) []fleetRow {
 	// A set, not a scan per session: a host of 10,000 rows made this quadratic (seconds).
 	have := make(map[string]bool, len(rows)+len(ss))
@@ -316,6 +307,7 @@ func (f *fleetPane) threadsLoaded(msg threadsLoadedMsg) tea.Cmd {
 	g.loading = false
 	if msg.err != nil {
 		g.errLine = errText(msg.err)
+		f.stopPaging()
 		f.relayout()
 		return nil
 	}
@@ -361,7 +353,7 @@ func (f *fleetPane) threadsLoaded(msg threadsLoadedMsg) tea.Cmd {
 		f.followPage(g, n)
 	}
 	f.relayout()
-	return f.selectIfNone()
+	return tea.Batch(f.reselect(), f.applyPending())
 }
 
 // followPage moves a cursor that waited on the group's "more" line to the first row the
@@ -427,6 +419,15 @@ func (f *fleetPane) remove(id string) {
 		g.rows = slices.DeleteFunc(g.rows, func(r fleetRow) bool { return r.ref.ID == id })
 	}
 	f.relayout()
+}
+
+// reselect follows the rows a page changed: the first row is selected once, so the other
+// panes have something to show, and a selection the page took away moves on.
+func (f *fleetPane) reselect() tea.Cmd {
+	if f.selKey == "" {
+		return f.selectIfNone()
+	}
+	return f.selectionChanged()
 }
 
 // selectIfNone selects the first row once, so the other panes have something to show.

@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,5 +148,29 @@ func TestFleetCountsAreOfTheRowsTheSearchShows(t *testing.T) {
 	a.send(keyOf(a.km.Input.Submit))
 	if got := a.fleet.Title(); got != "Fleet · 1 · search release" {
 		t.Fatalf("title after the catalog search %q", got)
+	}
+}
+
+// Scenario: issue 24 item 6. At 200 columns a long title is not cut beside blank columns: the
+// cwd and branch columns are as wide as what they show.
+func TestFleetWideRowsGiveTheTitleTheRoom(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	long := strings.Repeat("long title words ", 30)
+	rt.on(api.MethodCatalogSessions, func(json.RawMessage) (any, error) {
+		return api.CatalogSessionsResult{Hosts: []api.CatalogHostSessions{{Host: "gateway:local", Sessions: []api.CatalogSession{
+			{ID: idA, Title: long, Cwd: "/src/app", Status: model.ThreadIdle, GitBranch: "main", UpdatedAt: epoch},
+		}}}}, nil
+	})
+	a := newTestApp(t, rt, 200, 50)
+	var row string
+	for _, l := range strings.Split(a.fleet.View(), "\n") {
+		if strings.Contains(l, "long title") {
+			row = l
+		}
+	}
+	mustContain(t, row, " /src/app main ")
+	if blank := strings.Repeat(" ", 6); strings.Contains(strings.TrimRight(row, " "), "…"+blank) {
+		t.Fatalf("the title is cut beside blank columns: %q", row)
 	}
 }

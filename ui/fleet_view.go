@@ -25,6 +25,7 @@ func (f *fleetPane) relayout() {
 	q := strings.ToLower(fq.title)
 	f.lines = f.lines[:0]
 	f.shownRows, f.active, f.titleRows = 0, 0, 0
+	f.cwdMax, f.branchMax = 0, 0
 	hosted := f.hostedAmong(f.group(threadsGroup).rows)
 	for gi, g := range f.groups {
 		if g.id == threadsGroup && !g.loaded && !g.loading && len(g.rows) == 0 && g.errLine == "" {
@@ -51,6 +52,8 @@ func (f *fleetPane) relayout() {
 				continue
 			}
 			f.lines = append(f.lines, fleetLine{kind: lineRow, g: gi, r: ri})
+			f.cwdMax = max(f.cwdMax, ansi.StringWidth(r.ref.Cwd))
+			f.branchMax = max(f.branchMax, ansi.StringWidth(r.branch))
 			shown++
 		}
 		g.shown = shown
@@ -209,11 +212,8 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 	st := f.c.st
 	ageW := 4
 	short := w < 40
-	badge := f.c.badge(r.ref.Status, r.ref.Waiting, short)
-	if r.ref.Failed && r.ref.Status != model.ThreadActive {
-		// At rest, but what people need to see is that its last turn failed.
-		badge = f.c.badge("error", false, short)
-	}
+	// At rest, but what people need to see is that its last turn failed.
+	badge := f.c.refBadge(r.ref.Status, r.ref.Waiting, r.ref.Failed, short)
 	bw := badgeWidth
 	if short {
 		bw = 1
@@ -226,12 +226,14 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 		}
 		badge = st.BadgeActive.Render(pad(f.c.spinner()+word, bw))
 	}
+	// The branch and cwd columns are as wide as the widest shown, up to a cap: fixed widths
+	// left blank columns beside titles cut short.
 	var branchW, cwdW int
 	if w >= 60 {
-		branchW = 12
+		branchW = min(12, f.branchMax)
 	}
 	if w >= 78 {
-		cwdW = 18
+		cwdW = min(18, f.cwdMax)
 	}
 	titleW := w - 2 - bw - 1 - ageW - 1
 	if branchW > 0 {
@@ -243,9 +245,9 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 	title := r.ref.Title
 	if title == "" {
 		title = f.c.short(r.ref.ID)
-		if r.ref.Harness != "" && r.ref.Harness != model.NativeHarness {
-			title += " (" + r.ref.Harness + ")"
-		}
+	}
+	if r.ref.Harness != "" && r.ref.Harness != model.NativeHarness {
+		title += " (" + r.ref.Harness + ")" // which agent runs it: the title alone does not say
 	}
 	if r.ref.Linked {
 		title = linkMark + title

@@ -379,7 +379,7 @@ func (l *lineagePane) renderNode(i int) string {
 	} else if v.id == l.lin.Focus {
 		line = st.Accent.Render(line)
 	}
-	return cur + st.Muted.Render(v.prefix) + fold + l.c.badge(n.Thread.Status, n.Thread.WaitingOnApproval, true) + " " + line
+	return cur + st.Muted.Render(v.prefix) + fold + l.c.refBadge(n.Thread.Status, n.Thread.WaitingOnApproval, lastFailed(n.Thread), true) + " " + line
 }
 
 func (l *lineagePane) footer() string {
@@ -393,6 +393,9 @@ func (l *lineagePane) footer() string {
 	}
 	var parts []string
 	parts = append(parts, statusWords(n.Thread.Status, n.Thread.WaitingOnApproval))
+	if lastFailed(n.Thread) && n.Thread.Status != model.ThreadActive {
+		parts[0] += ", its last turn failed" // as its ✗ says
+	}
 	if n.MarkerGen > 0 {
 		parts = append(parts, fmt.Sprintf("created by a marker block, generation %d", n.MarkerGen))
 	}

@@ -128,7 +128,7 @@ func (p *listPane[T]) Update(msg tea.Msg) tea.Cmd {
 		// Watches change when threads stop, when notifications are delivered, and the
 		// watch engine reports every other change of a watch's state.
 		switch msg.ev.Type {
-		case api.EventThreadStatus, api.EventClientLog, api.EventWatchState:
+		case api.EventThreadStatus, api.EventClientLog, api.EventWatchState, api.EventTaskStatus:
 			return p.reload()
 		}
 	case threadChangedMsg, watchAddedMsg:

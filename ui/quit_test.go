@@ -103,3 +103,37 @@ func TestQuitAsksNothingWhenNoTurnRunsOrTheRuntimeIsNotTheApps(t *testing.T) {
 		t.Fatal("quitting did not ask the runtime")
 	}
 }
+
+// Below the minimum size the small screen handles its own keys: q while turns run draws the
+// quit question (before, it opened unseen while the screen still said "press q to quit"), y
+// answers it, and any other key cancels it.
+func TestTooSmallDrawsAndAnswersTheQuitDialog(t *testing.T) {
+	for _, size := range [][2]int{{60, 20}, {79, 23}, {40, 8}} {
+		rt := newFake()
+		fleetFixture(rt)
+		runningThreads(rt, 1)
+		a := newTestApp(t, rt, size[0], size[1], func(o *Options) { o.Embedded = func() bool { return true } })
+		mustContain(t, a.view(), "terminal too small")
+		if a.pressQuits(keyOf(a.km.Global.Quit)) {
+			t.Fatal("q quit with a turn running")
+		}
+		v := a.view()
+		mustContain(t, v, "Quit and interrupt", "y quit")
+		mustNotContain(t, v, "terminal too small")
+		for _, l := range strings.Split(v, "\n") {
+			if w := ansiWidth(l); w > size[0] {
+				t.Fatalf("%dx%d: line %d wide: %q", size[0], size[1], w, l)
+			}
+		}
+		a.clk.advance(time.Second)
+		if a.pressQuits(keyOf(a.km.Dialog.Cancel)) || a.confirm.open {
+			t.Fatal("cancel did not close the question")
+		}
+		mustContain(t, a.view(), "terminal too small")
+		a.pressQuits(keyOf(a.km.Global.Quit))
+		a.clk.advance(time.Second)
+		if !a.pressQuits(keyOf(a.km.Dialog.Confirm)) {
+			t.Fatalf("%dx%d: y did not quit", size[0], size[1])
+		}
+	}
+}

@@ -33,6 +33,8 @@ type statusBar struct {
 
 	running int  // threads of the fleet running a turn
 	zoomed  bool // the focused pane has the whole screen
+	// awaiting and undeliverable need the person (attention.go).
+	awaiting, undeliverable int
 }
 
 func newStatusBar(c *common, endpoint string) *statusBar {
@@ -86,6 +88,7 @@ func (s *statusBar) View(w int) string {
 		}
 		parts = append(parts, st.StatusError.Render(st.G.Danger+text))
 	}
+	parts = append(parts, s.attentionParts()...)
 	if s.zoomed {
 		parts = append(parts, st.Accent.Render("zoom"))
 	}

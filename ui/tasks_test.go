@@ -93,3 +93,51 @@ func TestFooterKeepsHelpAndQuit(t *testing.T) {
 		mustContain(t, f, "? help", "q quit")
 	}
 }
+
+// Scenario: issue 24 item 5. At 80×24, where neither the tasks nor the undeliverable pane is
+// on screen, the status bar marks a task awaiting confirmation and an undeliverable watch,
+// naming the key of the pane that shows them.
+func TestStatusBarMarksWhatNeedsThePerson(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	tasksFixture(rt)
+	a := newTestApp(t, rt, 80, 24)
+	lines := strings.Split(a.view(), "\n")
+	bar := lines[len(lines)-2]
+	mustContain(t, bar, "◆1 confirm ("+a.km.Global.Tasks.Help().Key+")", "!1 undelivered ("+a.km.Global.Undeliverable.Help().Key+")")
+	if w := ansiWidth(bar); w > 80 {
+		t.Fatalf("status bar %d wide: %q", w, bar)
+	}
+}
+
+// Scenario: issue 24 item 5. The tasks pane reads the tasks again when a task's outcome is
+// recorded (task.status), which comes after the turn's own end: before, the row said
+// running until the next refresh.
+func TestTasksPaneFollowsTaskStatusEvents(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	status := model.TaskRunning
+	rt.on(api.MethodTaskStatus, func(json.RawMessage) (any, error) {
+		return api.TaskStatusResult{Tasks: []api.TaskInfo{{TaskID: idTaskRun, Status: status, RiskLevel: "medium", Root: "/src/app", Sandbox: "workspace-write"}}}, nil
+	})
+	a := newTestApp(t, rt, 200, 50)
+	a.press(a.km.Global.Tasks)
+	mustContain(t, a.tasks.View(), "running")
+	status = model.TaskCompleted
+	a.send(EventMsg(api.Event{Type: api.EventTaskStatus, Thread: idTaskRun, Status: model.TaskCompleted}))
+	mustContain(t, a.tasks.View(), "✓ done")
+}
+
+// The terminal's title counts what needs the person, for a tmux status line or window list.
+func TestWindowTitleCountsAttention(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	tasksFixture(rt)
+	a := newTestApp(t, rt, 80, 24)
+	if got, want := a.windowTitle(), "codexhost · 1 running · 1 to confirm · 1 undelivered"; got != want {
+		t.Fatalf("title %q, want %q", got, want)
+	}
+	if a.titleShown != a.windowTitle() {
+		t.Fatalf("title shown %q", a.titleShown)
+	}
+}

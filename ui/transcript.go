@@ -211,6 +211,9 @@ func (t *transcriptPane) Update(msg tea.Msg) tea.Cmd {
 			if msg.ev.Status != "" {
 				t.ref.Status = msg.ev.Status
 			}
+			if msg.ev.TurnStatus != "" {
+				t.ref.Failed = msg.ev.TurnStatus == model.TurnFailed
+			}
 			return t.refresh()
 		}
 	case threadChangedMsg:
@@ -246,6 +249,7 @@ func (t *transcriptPane) onLoaded(msg transcriptLoadedMsg) tea.Cmd {
 	if msg.info != nil {
 		t.lastTurn = msg.info.LastTurn
 		t.ref.Status, t.ref.Waiting = msg.info.Status, msg.info.WaitingOnApproval
+		t.ref.Failed = lastFailed(*msg.info)
 		if t.ref.Title == "" {
 			t.ref.Title = oneLine(msg.info.Title)
 		}
@@ -435,7 +439,7 @@ func (t *transcriptPane) View() string {
 	if !t.has {
 		return fit(st.Muted.Render("Select a thread in the fleet (enter), or open one by id ("+t.c.keys.Global.Open.Help().Key+")."), t.w, t.h)
 	}
-	head := t.c.badge(t.ref.Status, t.ref.Waiting, false) + " "
+	head := t.c.refBadge(t.ref.Status, t.ref.Waiting, t.ref.Failed, false) + " "
 	switch {
 	case t.follow:
 		head += st.OK.Render("● live")

@@ -18,7 +18,7 @@ func turnEntries(turns []api.CatalogTurn) []tEntry {
 				at = *tr.StartedAt
 			}
 			e := tEntry{key: fmt.Sprintf("%s#%d", tr.ID, i), role: m.Role, text: clean(m.Text),
-				turn: tr.ID, turnStatus: tr.Status, at: at}
+				turn: tr.ID, turnStatus: tr.Status, turnError: tr.Error, at: at}
 			if tr.StartedAt != nil {
 				e.started = *tr.StartedAt
 			}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,4 +76,54 @@ func TestNarrowFleetRowShowsTheSpinnerGlyph(t *testing.T) {
 	runningThreads(rt, 1)
 	a := newTestApp(t, rt, 80, 24)
 	mustContain(t, a.fleet.View(), a.c.spinner()+" task 1")
+}
+
+// Scenario: issue 24 item 5. A failed native turn shows the reason Codex gave, not a bare
+// "✗ error": the catalog's turn carries it.
+func TestCatalogFailedTurnShowsItsReason(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	at := epoch.Add(-time.Minute)
+	rt.on(api.MethodCatalogTranscript, func(json.RawMessage) (any, error) {
+		return api.CatalogTranscriptResult{Host: "gateway:local", Thread: idA, Turns: []api.CatalogTurn{
+			{ID: "turn-9", Status: model.TurnFailed, StartedAt: &at, Error: "stream disconnected before completion: idle timeout",
+				Messages: []model.Message{{Role: model.RoleUser, Text: "try the build"}}},
+		}}, nil
+	})
+	a := newTestApp(t, rt, 130, 34)
+	a.press(a.km.List.Select)
+	mustContain(t, a.transcript.View(), "✗ error: stream disconnected before completion: idle timeout")
+}
+
+// Scenario: issue 24 item 5. A thread at rest whose latest turn failed reads as an error in
+// the fleet, its transcript header and the lineage alike (before: "✗ error" in the fleet,
+// "○ idle" in the other two).
+func TestFailedThreadReadsAsErrorInEveryPane(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	at := epoch.Add(-time.Minute)
+	failed := &model.TurnSummary{ID: "t-1", Status: model.TurnFailed, Error: "harness exited with status 3", StartedAt: &at}
+	rt.on(api.MethodThreadList, func(json.RawMessage) (any, error) {
+		return api.ThreadListResult{Threads: []model.ThreadInfo{
+			{ID: idShell, Harness: "shell", Title: "count the files", Status: model.ThreadIdle, LastTurn: failed, UpdatedAt: epoch.Add(-time.Minute)},
+		}}, nil
+	})
+	readShell(rt, model.ThreadIdle, failed, model.Message{Role: model.RoleUser, Text: "count the files", TurnID: "t-1", At: at})
+	rt.on(api.MethodThreadLineage, func(json.RawMessage) (any, error) {
+		return api.ThreadLineageResult{Focus: idShell, Root: idShell, Nodes: []api.LineageNode{
+			{Thread: model.ThreadInfo{ID: idShell, Harness: "shell", Title: "count the files", Status: model.ThreadIdle, LastTurn: failed}, Children: []string{}},
+		}}, nil
+	})
+	a := newTestApp(t, rt, 130, 34)
+	a.press(a.km.List.Bottom)
+	a.press(a.km.List.Select)
+	if ref, _ := a.fleet.Selected(); !ref.Failed {
+		t.Fatalf("fleet row %+v not failed", ref)
+	}
+	head := strings.SplitN(a.transcript.View(), "\n", 2)[0]
+	mustContain(t, head, "✗ error")
+	mustNotContain(t, head, "○ idle")
+	lin := a.lineage.View()
+	mustContain(t, lin, "✗", "its last turn failed")
+	mustNotContain(t, lin, "○")
 }

@@ -41,7 +41,7 @@ func watchingSpec() listSpec[model.Watch] {
 					when += " · try " + strconv.Itoa(w.Attempts)
 				}
 			}
-			return truncate(badge+" "+c.short(string(w.Thread))+" → "+oneLine(w.Notify)+"  "+st.Muted.Render(when), width)
+			return truncate(badge+" "+c.short(string(w.Thread))+" → "+recipient(c, w.Notify)+"  "+st.Muted.Render(when), width)
 		},
 		detail: func(c *common, w model.Watch) string {
 			return "watch " + w.ID + " of " + string(w.Thread) + " for " + oneLine(w.Notify)
@@ -61,13 +61,22 @@ func undeliverableSpec() listSpec[model.Watch] {
 		thread: func(w model.Watch) string { return string(w.Thread) },
 		row: func(c *common, w model.Watch, width int) string {
 			st := c.st
-			return truncate(st.BadgeError.Render("✗")+" "+c.short(string(w.Thread))+" → "+oneLine(w.Notify)+" "+
+			return truncate(st.BadgeError.Render("✗")+" "+c.short(string(w.Thread))+" → "+recipient(c, w.Notify)+" "+
 				st.Muted.Render(oneLine(w.Result)+" · "+oneLine(w.Reason)), width)
 		},
 		detail: func(c *common, w model.Watch) string {
 			return c.st.G.Danger + "reason: " + oneLine(w.Reason)
 		},
 	}
+}
+
+// recipient is who a watch notifies, a thread by its short id as everywhere else, a client
+// by its name ("client:bot"). The detail view (i) has it in full.
+func recipient(c *common, notify string) string {
+	if id, err := model.ParseThreadID(notify); err == nil {
+		return c.short(string(id))
+	}
+	return oneLine(notify)
 }
 
 // until is how long until t, in one short word.

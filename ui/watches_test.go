@@ -31,3 +31,15 @@ func TestWatchStateEventMovesAWatchToUndeliverable(t *testing.T) {
 	mustContain(t, a.watches.View(), "no watches")
 	mustContain(t, a.undeliv.View(), "11111111…55", "reason: the recipient")
 }
+
+// Scenario: issue 24 item 6. A watch's recipient thread shows by its short id, as threads do
+// everywhere else; a client keeps its name.
+func TestWatchRecipientsUseShortIDs(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	a := newTestApp(t, rt, 200, 50)
+	v := a.undeliv.View()
+	mustContain(t, v, "→ "+a.c.short(idChild))
+	mustNotContain(t, v, idChild)
+	mustContain(t, a.watches.View(), "→ client:local")
+}

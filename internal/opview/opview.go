@@ -13,7 +13,7 @@ import (
 var (
 	SessionColumns = []table.Column{{Name: "ID"}, {Name: "Status"}, {Name: "Updated"}, {Name: "Source", Drop: 1}, {Name: "Cwd", Fit: true, Drop: 2}, {Name: "Title", Fit: true}}
 	HostColumns    = []table.Column{{Name: "Host"}, {Name: "Kind", Drop: 2}, {Name: "Capabilities", Fit: true, Drop: 1}, {Name: "Health", Fit: true}}
-	TaskColumns    = []table.Column{{Name: "Task"}, {Name: "Status"}, {Name: "Risk"}, {Name: "Operations", Fit: true, Drop: 2}, {Name: "Tests"}, {Name: "Changed", Drop: 3}, {Name: "Created"}, {Name: "Handoff", Drop: 1}}
+	TaskColumns    = []table.Column{{Name: "Task"}, {Name: "Status", Fit: true}, {Name: "Risk"}, {Name: "Operations", Fit: true, Drop: 2}, {Name: "Tests"}, {Name: "Changed", Drop: 3}, {Name: "Created"}, {Name: "Handoff", Drop: 1}}
 	HandoffColumns = []table.Column{{Name: "ID"}, {Name: "Risk"}, {Name: "Operations", Fit: true, Drop: 2}, {Name: "Created"}, {Name: "Dir", Fit: true, Drop: 1}, {Name: "Title", Fit: true}}
 )
 

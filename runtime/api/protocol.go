@@ -393,11 +393,13 @@ type CatalogTranscriptParams struct {
 
 // CatalogTurn is one turn with its user and assistant messages, oldest first.
 type CatalogTurn struct {
-	ID          string          `json:"id"`
-	Status      string          `json:"status"`
-	StartedAt   *time.Time      `json:"startedAt,omitempty"`
-	CompletedAt *time.Time      `json:"completedAt,omitempty"`
-	Messages    []model.Message `json:"messages"`
+	ID          string     `json:"id"`
+	Status      string     `json:"status"`
+	StartedAt   *time.Time `json:"startedAt,omitempty"`
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
+	// Error is why a failed turn failed, as Codex says it.
+	Error    string          `json:"error,omitempty"`
+	Messages []model.Message `json:"messages"`
 }
 
 // CatalogTranscriptResult is a page of turns, oldest first; the cursors lead to the older and

@@ -537,3 +537,15 @@ func TestTranscriptTurnShowsMessagesOnlyAndHidesImages(t *testing.T) {
 		t.Fatalf("turn %s", b)
 	}
 }
+
+// A failed turn keeps Codex's reason, so the fleet can say why and not only that it failed.
+func TestTranscriptTurnKeepsTheFailureReason(t *testing.T) {
+	var turn appserver.Turn
+	raw := `{"id":"t1","status":"failed","error":{"message":"stream disconnected before completion: idle timeout"},"items":[]}`
+	if err := json.Unmarshal([]byte(raw), &turn); err != nil {
+		t.Fatal(err)
+	}
+	if ct := projectTurn(turn); ct.Error != "stream disconnected before completion: idle timeout" {
+		t.Fatalf("turn error %q", ct.Error)
+	}
+}

@@ -147,6 +147,9 @@ func itemBytes(turns []appserver.Turn) int {
 
 func projectTurn(t appserver.Turn) api.CatalogTurn {
 	ct := api.CatalogTurn{ID: t.ID, Status: t.Status, StartedAt: unixTime(t.StartedAt), CompletedAt: unixTime(t.CompletedAt), Messages: []model.Message{}}
+	if t.Error != nil {
+		ct.Error = t.Error.Message
+	}
 	for _, it := range t.Items {
 		var m model.Message
 		switch it.Type {

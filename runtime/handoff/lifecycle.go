@@ -111,6 +111,8 @@ func (s *Service) finish(r *run, turnStatus string) {
 		return nil
 	}); err != nil {
 		s.logf("task record %s: %v\n", r.id, err)
+	} else if s.opts.Ended != nil {
+		s.opts.Ended(r.id, status)
 	}
 	s.trace(TraceEntry{Event: "ended", Task: r.id, Decision: status, Details: map[string]any{
 		"turnStatus": turnStatus, "changedFiles": len(res.ChangedFiles), "violations": len(res.Violations), "tests": len(res.Tests)}})

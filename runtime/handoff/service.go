@@ -34,6 +34,9 @@ type Options struct {
 	// After is the clock of task timeouts (time.After unless a test injects one).
 	After func(time.Duration) <-chan time.Time
 	Log   io.Writer
+	// Ended, when set, hears of each task whose outcome was recorded: the turn's end comes
+	// before the evidence and the record, so a view read on the turn's end still says running.
+	Ended func(task model.ThreadID, status string)
 }
 
 // Service is handoffs and their tasks: the methods behind handoff.* and task.*.

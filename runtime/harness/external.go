@@ -419,6 +419,7 @@ func (x *External) Read(_ context.Context, id model.ThreadID, req ReadRequest) (
 	if t := st.lastTurn(); t != nil {
 		info.LastTurn = t.summary()
 	}
+	info.Title = st.title()
 	snap := Snapshot{Info: info, Result: st.result()}
 	if req.Messages {
 		msgs, next, err := st.page(req.Limit, req.Cursor)

@@ -292,6 +292,17 @@ func (s *transcriptState) pendingEnds() []transcriptEntry {
 	return out
 }
 
+// title is the thread's title, as Codex titles a session by its preview: the first line of
+// the task (the first user message), read from the thread's own transcript.
+func (s *transcriptState) title() string {
+	for _, m := range s.Messages {
+		if m.Role == model.RoleUser {
+			return model.TaskTitle(m.Text)
+		}
+	}
+	return ""
+}
+
 // lastTurn is the newest turn, running or not.
 func (s *transcriptState) lastTurn() *transcriptTurn {
 	if len(s.Turns) == 0 {

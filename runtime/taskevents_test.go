@@ -1,0 +1,51 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+// Scenario: issue 24 item 5. A task's outcome is recorded after its turn's end (evidence,
+// test commands), so a view that read the tasks on the turn's thread.status still said
+// running; task.status comes once the outcome is recorded, with it.
+func TestTaskStatusEventFollowsTheRecordedOutcome(t *testing.T) {
+	th, root := handoffHost(t, hostOptions{codex: true}, nil)
+	dir := projectDir(t, root, "demo")
+	th.fake.Enqueue(fakemodel.WriteFile("docs/HANDOFF_DEMO.md", "# Handoff -> Codex Runner\n"))
+	c := th.client("bot")
+	var mu sync.Mutex
+	var got []api.Event
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	th.Subscribe(ctx, func(ev api.Event) {
+		if ev.Type == api.EventTaskStatus {
+			mu.Lock()
+			got = append(got, ev)
+			mu.Unlock()
+		}
+	})
+	created := createHandoff(t, c, demoHandoff(dir))
+	started := call[api.TaskStartResult](t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID})
+	var ev api.Event
+	eventually(t, "a task.status event", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(got) > 0 {
+			ev = got[0]
+		}
+		return len(got) > 0
+	})
+	if ev.Thread != started.Task.TaskID || ev.Status != model.TaskCompleted {
+		t.Fatalf("event %+v, want task %s completed", ev, started.Task.TaskID)
+	}
+	// What the event says is what task.status reads at once.
+	res := call[api.TaskStatusResult](t, c, api.MethodTaskStatus, api.TaskStatusParams{TaskID: started.Task.TaskID})
+	if res.Tasks[0].Status != ev.Status {
+		t.Fatalf("task.status %s after the event %s", res.Tasks[0].Status, ev.Status)
+	}
+}

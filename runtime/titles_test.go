@@ -1,0 +1,30 @@
+package runtime
+
+import (
+	"testing"
+
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+// Scenario: issue 24 item 5. An external thread has no title of its own; it shows the first
+// line of its task in the start response, thread.read, thread.list and the lineage, so the
+// lineage tree is not ids only.
+func TestExternalThreadTitleIsTheTasksFirstLine(t *testing.T) {
+	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
+	c := th.client("bot")
+	const want = "Fix the flaky cache test"
+	res := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "\n  Fix the   flaky cache test\nthen run the suite", Cwd: t.TempDir()})
+	if got := readThread(t, c, res.Thread.ID).Thread.Title; got != want {
+		t.Fatalf("thread.read title %q, want %q", got, want)
+	}
+	list := call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{})
+	if row, ok := findThread(list.Threads, res.Thread.ID); !ok || row.Title != want {
+		t.Fatalf("thread.list row %+v (found %v), want title %q", row, ok, want)
+	}
+	lin := call[api.ThreadLineageResult](t, c, api.MethodThreadLineage, api.ThreadLineageParams{Thread: res.Thread.ID})
+	for _, n := range lin.Nodes {
+		if n.Thread.ID == res.Thread.ID && n.Thread.Title != want {
+			t.Fatalf("lineage node title %q, want %q", n.Thread.Title, want)
+		}
+	}
+}
