@@ -93,8 +93,6 @@ func runTUI(cmd *cobra.Command, f tuiFlags) error {
 		sess.relay(ctx, events, p.Send)
 	}()
 	_, err = p.Run()
-	// The app titles the terminal with its counts (ui/attention.go); they end with it.
-	_, _ = os.Stdout.WriteString("\x1b]2;\x07")
 	cancel()
 	<-relayDone
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {

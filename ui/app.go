@@ -69,7 +69,6 @@ type App struct {
 	quitting   bool // the running turns are being counted before quitting
 	// liveTicking: a tick to redraw running turns is on its way.
 	liveTicking bool
-	titleShown  string // the terminal's title as last set (attention.go)
 }
 
 // New builds the app. Options left zero get working defaults.
@@ -122,10 +121,6 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := a.update(msg)
 	if tick := a.liveTick(); tick != nil {
 		cmd = tea.Batch(cmd, tick)
-	}
-	if t := a.windowTitle(); t != a.titleShown {
-		a.titleShown = t
-		cmd = tea.Batch(cmd, tea.SetWindowTitle(t))
 	}
 	return a, cmd
 }

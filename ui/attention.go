@@ -34,21 +34,3 @@ func (s *statusBar) attentionParts() []string {
 	}
 	return parts
 }
-
-// windowTitle is the terminal's title: what needs the person, as counts, so that a tmux
-// status line or a window list shows it while the app is in another window. Only numbers
-// and fixed words: no text of a thread reaches the title.
-func (a *App) windowTitle() string {
-	awaiting, undeliverable := a.attention()
-	t := "codexhost"
-	if a.fleet.active > 0 {
-		t += " · " + itoa(a.fleet.active) + " running"
-	}
-	if awaiting > 0 {
-		t += " · " + itoa(awaiting) + " to confirm"
-	}
-	if undeliverable > 0 {
-		t += " · " + itoa(undeliverable) + " undelivered"
-	}
-	return t
-}

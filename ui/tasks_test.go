@@ -127,17 +127,3 @@ func TestTasksPaneFollowsTaskStatusEvents(t *testing.T) {
 	a.send(EventMsg(api.Event{Type: api.EventTaskStatus, Thread: idTaskRun, Status: model.TaskCompleted}))
 	mustContain(t, a.tasks.View(), "✓ done")
 }
-
-// The terminal's title counts what needs the person, for a tmux status line or window list.
-func TestWindowTitleCountsAttention(t *testing.T) {
-	rt := newFake()
-	fleetFixture(rt)
-	tasksFixture(rt)
-	a := newTestApp(t, rt, 80, 24)
-	if got, want := a.windowTitle(), "codexhost · 1 running · 1 to confirm · 1 undelivered"; got != want {
-		t.Fatalf("title %q, want %q", got, want)
-	}
-	if a.titleShown != a.windowTitle() {
-		t.Fatalf("title shown %q", a.titleShown)
-	}
-}
