@@ -81,7 +81,7 @@ func TestNoSkeletonKeyBelowTheRuntime(t *testing.T) {
 	if strings.Contains(got["env"], "sk-e2e-model-key") || !strings.Contains(got["env"], "PATH=") {
 		t.Errorf("the external harness's environment holds the model key (or none was printed):\n%s", got["env"])
 	}
-	if strings.Contains(answer, "READ-A-TOKEN") {
+	if strings.Contains(got[""], "READ-A-TOKEN") {
 		t.Error("the harness read an operator token from the home")
 	}
 	for _, name := range []string{"operator", "operator-thread-list", "stolen-client-token", "escaped"} {
