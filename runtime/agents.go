@@ -3,7 +3,6 @@ package runtime
 import (
 	"crypto/subtle"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -132,9 +131,9 @@ func (h *Host) AgentToken(id model.ThreadID) string { return h.agents.ForThread(
 
 // removeOperatorTokenFile deletes the operator token earlier versions kept in the home.
 func (h *Host) removeOperatorTokenFile() {
-	path := h.opts.Home + string(os.PathSeparator) + operatorTokenFile
+	path := filepath.Join(h.opts.Home, operatorTokenFile)
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		h.logf("%s", fmt.Sprintf("remove the old operator token %s: %v", path, err))
+		h.logf("remove the old operator token %s: %v", path, err)
 	}
 }
 

@@ -104,8 +104,9 @@ func ExternalEnv(environ []string, passthrough []string) []string {
 	for _, p := range passthrough {
 		named[p] = true
 	}
-	out := BaseEnv(environ, passthrough)[:0:0]
-	for _, kv := range BaseEnv(environ, passthrough) {
+	base := BaseEnv(environ, passthrough)
+	out := base[:0]
+	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
 		if procenvModelSecrets[name] && !named[name] {
 			continue

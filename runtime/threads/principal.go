@@ -170,14 +170,11 @@ func (s *Service) touchAll(ctx context.Context, env route.Env, threads ...string
 			continue
 		}
 		pol, err := s.touchPolicy(ctx, env, t)
-		if err != nil || pol == nil {
-			if err != nil {
-				return nil, err
-			}
-			continue
+		if err != nil {
+			return nil, err
 		}
-		if err := pol.Check(env, "thread"); err != nil {
-			return pol, nil
+		if pol != nil && pol.Check(env, "thread") != nil {
+			return pol, nil // the first thread the caller may not touch decides
 		}
 	}
 	return nil, nil
