@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/codexhost/codexhost/internal/atomicfile"
 	"github.com/codexhost/codexhost/model"
 )
 
@@ -220,28 +221,10 @@ func write(dir string) error {
 	return atomicWrite(filepath.Join(dir, "SKILL.md"), content)
 }
 
-// atomicWrite replaces path with b through a synced 0600 temporary file in its folder.
+// atomicWrite replaces path with b (0600, synced, renamed) and names the fix when it fails.
 func atomicWrite(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(b); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
+	if err := atomicfile.Write(path, b); err != nil {
 		return model.Errorf(model.CodeFailedPrecondition, "check the folder's permissions and free space", "write %s: %v", path, err)
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync()
-		d.Close()
 	}
 	return nil
 }
