@@ -178,8 +178,11 @@ func TestPerRequestTimeoutAndCancellation(t *testing.T) {
 		t.Fatalf("want deadline exceeded, got %v", err)
 	}
 	ctx2, cancel2 := context.WithCancel(context.Background())
-	go func() { time.Sleep(50 * time.Millisecond); cancel2() }()
-	if err := c.Call(ctx2, "never", nil, nil); !errors.Is(err, context.Canceled) {
+	canceled := make(chan error, 1)
+	go func() { canceled <- c.Call(ctx2, "never", nil, nil) }()
+	waitPending(t, c, 1) // cancel a call that is really in flight, not one not yet sent
+	cancel2()
+	if err := <-canceled; !errors.Is(err, context.Canceled) {
 		t.Fatalf("want canceled, got %v", err)
 	}
 	// The client still works after abandoned calls.
@@ -215,7 +218,7 @@ func TestDeathFailsPendingCallsAndRestartRecovers(t *testing.T) {
 	oldPid := c.Pid()
 	pending := make(chan error, 1)
 	go func() { pending <- c.Call(context.Background(), "never", nil, nil) }()
-	time.Sleep(50 * time.Millisecond)
+	waitPending(t, c, 1)
 	if err := c.Call(context.Background(), "die", nil, nil); !errors.Is(err, ErrExited) {
 		t.Fatalf("call on dying process: want ErrExited, got %v", err)
 	}
@@ -341,4 +344,22 @@ func BenchmarkCallRoundTrip(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// waitPending returns once the client has n calls in flight, so a test acts on a call that was
+// sent rather than guessing with a sleep.
+func waitPending(t *testing.T, c *Client, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		p := c.current()
+		p.pendingMu.Lock()
+		got := len(p.pending)
+		p.pendingMu.Unlock()
+		if got >= n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("fewer than %d calls in flight after 5 s", n)
 }
