@@ -11,7 +11,6 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/threads"
 )
 
 // agentCommand carries what every agent-facing command shares: connection and output flags.
@@ -88,13 +87,13 @@ func readText(cmd *cobra.Command, flag, value string) (string, error) {
 			return "", model.Errorf(model.CodeInvalidArgument, "pass --"+flag+" TEXT or pipe the text on stdin", "no %s given", flag)
 		}
 	}
-	b, err := io.ReadAll(io.LimitReader(in, threads.MaxTextBytes+1))
+	b, err := io.ReadAll(io.LimitReader(in, api.MaxTextBytes+1))
 	if err != nil {
 		return "", model.Errorf(model.CodeInvalidArgument, "pass --"+flag+" TEXT instead", "read stdin: %v", err)
 	}
 	text := strings.TrimRight(string(b), "\n")
-	if len(b) > threads.MaxTextBytes {
-		return "", model.Errorf(model.CodeInvalidArgument, "put long material in a file and reference it", "%s on stdin exceeds %d bytes", flag, threads.MaxTextBytes)
+	if len(b) > api.MaxTextBytes {
+		return "", model.Errorf(model.CodeInvalidArgument, "put long material in a file and reference it", "%s on stdin exceeds %d bytes", flag, api.MaxTextBytes)
 	}
 	if strings.TrimSpace(text) == "" {
 		return "", model.Errorf(model.CodeInvalidArgument, "pass --"+flag+" TEXT or pipe the text on stdin", "empty %s", flag)

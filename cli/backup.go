@@ -68,7 +68,7 @@ func backupHome(ctx context.Context, home, path string) (api.StoreBackupResult, 
 
 // dialLocalRuntime connects to the runtime on the home's socket as the home's operator client.
 func dialLocalRuntime(ctx context.Context, home string) (*api.Client, error) {
-	return dial(ctx, "unix://"+filepath.Join(home, runtime.SocketName), operatorByPeer)
+	return dial(ctx, api.HomeSocket(home), operatorByPeer)
 }
 
 func newRestoreCmd() *cobra.Command {

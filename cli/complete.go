@@ -2,15 +2,12 @@ package cli
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/codexhost/codexhost/runtime"
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/harness"
 )
 
 // Shell completion of ids, answered by the runtime that holds the home. A completion never
@@ -109,27 +106,11 @@ func fromRuntime(fn completer) cobra.CompletionFunc {
 // inside a harness, a client token, or the home's socket as its operator. nil when
 // none of them reaches a runtime.
 func completionClient(ctx context.Context, cmd *cobra.Command) *api.Client {
-	e := envOf(ctx)
-	if ep, tok := e.get(harness.EnvEndpoint), e.get(harness.EnvToken); ep != "" && tok != "" {
-		c, _ := dial(ctx, ep, tok)
-		return c
-	}
-	home, err := homeDir(ctx)
+	conn, err := resolveConnection(ctx, flagValue(cmd, "client-token"), flagValue(cmd, "endpoint"))
 	if err != nil {
 		return nil
 	}
-	socket := "unix://" + filepath.Join(home, runtime.SocketName)
-	token, endpoint := flagValue(cmd, "client-token"), flagValue(cmd, "endpoint")
-	if token == "" {
-		token, endpoint = e.get(envClientToken), e.get(envEndpoint)
-	}
-	if token == "" {
-		endpoint = "" // the home's operator, recognised by the socket: no token
-	}
-	if endpoint == "" {
-		endpoint = socket
-	}
-	c, err := dial(ctx, endpoint, token)
+	c, err := dial(ctx, conn.Endpoint, conn.Token)
 	if err != nil {
 		return nil
 	}

@@ -9,16 +9,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codexhost/codexhost/model"
-	"github.com/codexhost/codexhost/runtime"
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/harness"
 )
 
-// Environment variables the CLI reads.
+// Environment variables the CLI reads besides the connection's (api.ResolveConnection).
 const (
 	envHome        = "CODEXHOST_HOME"
-	envClientToken = "CODEXHOST_CLIENT_TOKEN"
-	envEndpoint    = "CODEXHOST_ENDPOINT"
+	envClientToken = api.EnvClientToken
+	envEndpoint    = api.EnvClientEndpoint
 )
 
 // dialTimeout bounds connecting and authenticating; the runtime is local or on loopback.
@@ -52,35 +50,26 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 // present, are the only ones used; otherwise only a client token opens the client listener.
 // Nothing else is tried: no other runtime, no other codexhost from PATH.
 func (f *clientFlags) connectAgent(ctx context.Context) (*api.Client, error) {
-	e := envOf(ctx)
-	endpoint, token := e.get(harness.EnvEndpoint), e.get(harness.EnvToken)
-	if endpoint != "" || token != "" {
-		if endpoint == "" || token == "" {
-			return nil, model.Errorf(model.CodeRuntimeUnreachable, "run the command inside a codexhost harness, which sets both "+harness.EnvEndpoint+" and "+harness.EnvToken, "incomplete host connection parameters")
-		}
-		return dial(ctx, endpoint, token)
+	conn, err := resolveConnection(ctx, f.clientToken, f.endpoint)
+	if err != nil {
+		return nil, err
 	}
-	clientToken := f.clientToken
-	if clientToken == "" {
-		clientToken = e.get(envClientToken)
-	}
-	if clientToken == "" {
+	if conn.Kind == api.ConnOperator {
 		return nil, model.Errorf(model.CodeRuntimeUnreachable,
 			"run this inside a codexhost harness (which provides the connection), or pass --client-token (create one with `codexhost client add NAME`); at the keyboard add --operator",
-			"no runtime connection: %s is not set and no client token was given", harness.EnvEndpoint)
+			"no runtime connection: %s is not set and no client token was given", api.EnvEndpoint)
 	}
-	ep := f.endpoint
-	if ep == "" {
-		ep = e.get(envEndpoint)
-	}
-	if ep == "" {
-		home, err := homeDir(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ep = "unix://" + filepath.Join(home, runtime.SocketName)
-	}
-	return dial(ctx, ep, clientToken)
+	return dial(ctx, conn.Endpoint, conn.Token)
+}
+
+// resolveConnection is api.ResolveConnection with this command's environment and flags.
+func resolveConnection(ctx context.Context, clientToken, endpoint string) (api.Connection, error) {
+	return api.ResolveConnection(api.ConnectionInputs{
+		Getenv:      envOf(ctx).get,
+		ClientToken: clientToken,
+		Endpoint:    endpoint,
+		Home:        func() (string, error) { return homeDir(ctx) },
+	})
 }
 
 // dial connects and authenticates. A runtime at a connection cap (RESOURCE_EXHAUSTED: the
@@ -107,5 +96,5 @@ func dial(ctx context.Context, endpoint, token string) (*api.Client, error) {
 // callerHint is what this process knows about its caller.
 func callerHint(ctx context.Context, parentThread string) api.CallerHint {
 	cwd, _ := os.Getwd()
-	return api.CallerHint{ParentThread: parentThread, EnvThread: envOf(ctx).get(harness.EnvThreadID), Cwd: cwd}
+	return api.CallerHint{ParentThread: parentThread, EnvThread: envOf(ctx).get(api.EnvThreadID), Cwd: cwd}
 }

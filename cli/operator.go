@@ -17,7 +17,6 @@ import (
 	"github.com/codexhost/codexhost/runtime"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
-	"github.com/codexhost/codexhost/runtime/harness"
 	"github.com/codexhost/codexhost/store"
 )
 
@@ -162,32 +161,23 @@ func openOperator(ctx context.Context, home string, o operatorCommand, logw io.W
 }
 
 func (s *operatorSession) connect(ctx context.Context) error {
-	if endpoint, token := s.env.get(harness.EnvEndpoint), s.env.get(harness.EnvToken); endpoint != "" || token != "" {
-		if endpoint == "" || token == "" {
-			return model.Errorf(model.CodeRuntimeUnreachable, "run the command inside a codexhost harness, which sets both "+harness.EnvEndpoint+" and "+harness.EnvToken, "incomplete host connection parameters")
-		}
-		return s.dial(ctx, endpoint, token)
+	conn, err := api.ResolveConnection(api.ConnectionInputs{
+		Getenv:      s.env.get,
+		ClientToken: s.o.clientToken,
+		Endpoint:    s.o.endpoint,
+		Home:        func() (string, error) { return s.home, nil },
+	})
+	if err != nil {
+		return err
 	}
-	socket := "unix://" + filepath.Join(s.home, runtime.SocketName)
-	token := s.o.clientToken
-	if token == "" {
-		token = s.env.get(envClientToken)
-	}
-	if token != "" {
-		ep := s.o.endpoint
-		if ep == "" {
-			ep = s.env.get(envEndpoint)
-		}
-		if ep == "" {
-			ep = socket
-		}
-		return s.dial(ctx, ep, token)
+	if conn.Kind != api.ConnOperator {
+		return s.dial(ctx, conn.Endpoint, conn.Token)
 	}
 	s.local = true
 	if err := prepareOperatorHome(s.home); err != nil {
 		return err
 	}
-	err := s.dial(ctx, socket, operatorByPeer)
+	err = s.dial(ctx, conn.Endpoint, operatorByPeer)
 	if err == nil || !model.IsCode(err, model.CodeRuntimeUnreachable) {
 		return err
 	}
@@ -220,7 +210,7 @@ func (s *operatorSession) embed(ctx context.Context, token string) error {
 		if model.IsCode(err, model.CodeFailedPrecondition) {
 			// A runtime holds the home (it took it meanwhile, or did not answer in time): use
 			// it, or say why it cannot be used rather than that it exists.
-			derr := s.dial(ctx, "unix://"+filepath.Join(s.home, runtime.SocketName), token)
+			derr := s.dial(ctx, api.HomeSocket(s.home), token)
 			if derr == nil || errors.Is(err, store.ErrHeld) {
 				return derr
 			}

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/threads"
 )
 
 // The thread commands are agent-facing: without host parameters or a client token they stop
@@ -40,7 +39,7 @@ func (c operatorCaller) Call(ctx context.Context, method string, params, out any
 	p, _ := params.(api.ThreadSendParams)
 	for {
 		var res api.ThreadReadResult
-		wait := api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: p.Thread}, TimeoutMs: api.WaitMs(int(threads.MaxWaitTimeout / time.Millisecond))}
+		wait := api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: p.Thread}, TimeoutMs: api.WaitMs(int(api.MaxWaitTimeout / time.Millisecond))}
 		if err := c.operatorSession.Call(ctx, api.MethodThreadWait, wait, &res); err != nil {
 			return err
 		}

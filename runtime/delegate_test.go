@@ -14,7 +14,6 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
-	"github.com/codexhost/codexhost/runtime/threads"
 	"github.com/codexhost/codexhost/store"
 )
 
@@ -565,7 +564,7 @@ func TestInvalidRequestsAreRefusedAndStoreNothing(t *testing.T) {
 			p.Caller.ParentThread = "0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b"
 		}), model.CodeThreadNotFound},
 		{"no caller thread at all", rt, api.MethodDelegateStart, ok, model.CodeFailedPrecondition},
-		{"task over the limit", c, api.MethodDelegateStart, with(func(p *api.DelegateStartParams) { p.Task = strings.Repeat("x", threads.MaxTextBytes+1) }), model.CodeInvalidArgument},
+		{"task over the limit", c, api.MethodDelegateStart, with(func(p *api.DelegateStartParams) { p.Task = strings.Repeat("x", api.MaxTextBytes+1) }), model.CodeInvalidArgument},
 		{"empty task", c, api.MethodDelegateStart, with(func(p *api.DelegateStartParams) { p.Task = "" }), model.CodeInvalidArgument},
 		{"unknown harness", c, api.MethodDelegateStart, with(func(p *api.DelegateStartParams) { p.Harness = "nope" }), model.CodeHarnessNotFound},
 		{"request id too long", c, api.MethodDelegateStart, with(func(p *api.DelegateStartParams) { p.RequestID = strings.Repeat("r", 257) }), model.CodeInvalidArgument},
@@ -578,7 +577,7 @@ func TestInvalidRequestsAreRefusedAndStoreNothing(t *testing.T) {
 		{"wait malformed id", c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: "123"}}, model.CodeInvalidArgument},
 		{"wait negative timeout", c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: pid}, TimeoutMs: api.WaitMs(-1)}, model.CodeInvalidArgument},
 		{"send malformed id", c, api.MethodThreadSend, api.ThreadSendParams{Thread: "codex://threads/", Message: "hi"}, model.CodeInvalidArgument},
-		{"send message over the limit", c, api.MethodThreadSend, api.ThreadSendParams{Thread: pid, Message: strings.Repeat("m", threads.MaxTextBytes+1)}, model.CodeInvalidArgument},
+		{"send message over the limit", c, api.MethodThreadSend, api.ThreadSendParams{Thread: pid, Message: strings.Repeat("m", api.MaxTextBytes+1)}, model.CodeInvalidArgument},
 		{"send empty message", c, api.MethodThreadSend, api.ThreadSendParams{Thread: pid}, model.CodeInvalidArgument},
 		{"cancel malformed id", c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: "{" + pid + "}"}, model.CodeInvalidArgument},
 		{"cancel idle thread", c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: pid}, model.CodeFailedPrecondition},

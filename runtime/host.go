@@ -31,7 +31,7 @@ import (
 )
 
 // SocketName is the runtime's Unix socket inside the home.
-const SocketName = "runtime.sock"
+const SocketName = api.SocketName
 
 // Options configure a Host.
 type Options struct {

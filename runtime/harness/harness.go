@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
 )
 
 // StartRequest creates a thread. No turn runs until Send.
@@ -108,9 +109,9 @@ type Env struct {
 // Names of the whitelisted variables.
 const (
 	EnvCLIPath  = "CODEXHOST_CLI_PATH"
-	EnvEndpoint = "CODEXHOST_RUNTIME_ENDPOINT"
-	EnvToken    = "CODEXHOST_RUNTIME_TOKEN"
-	EnvThreadID = "CODEXHOST_THREAD_ID"
+	EnvEndpoint = api.EnvEndpoint
+	EnvToken    = api.EnvToken
+	EnvThreadID = api.EnvThreadID
 	EnvEffort   = "CODEXHOST_EFFORT"
 )
 

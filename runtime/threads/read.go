@@ -9,14 +9,9 @@ import (
 	"github.com/codexhost/codexhost/runtime/harness"
 )
 
-// Wait limits.
-const (
-	DefaultWaitTimeout = 30 * time.Second
-	MaxWaitTimeout     = time.Hour
-	// waitReconcile re-reads a waited-on thread in case an event was missed (for example a
-	// thread run by another process, which sends us none).
-	waitReconcile = 5 * time.Second
-)
+// waitReconcile re-reads a waited-on thread in case an event was missed (for example a
+// thread run by another process, which sends us none).
+const waitReconcile = 5 * time.Second
 
 // Read returns a snapshot of any thread, native or external, without changing it.
 func (s *Service) Read(ctx context.Context, p api.ThreadReadParams) (api.ThreadReadResult, error) {
@@ -58,9 +53,9 @@ func (s *Service) Read(ctx context.Context, p api.ThreadReadParams) (api.ThreadR
 
 // Wait blocks until the thread is not active or the timeout passes. It only reads.
 func (s *Service) Wait(ctx context.Context, p api.ThreadWaitParams) (api.ThreadReadResult, error) {
-	timeout := DefaultWaitTimeout
+	timeout := api.DefaultWaitTimeout
 	if ms := p.TimeoutMs; ms != nil {
-		if *ms < 0 || int64(*ms) > MaxWaitTimeout.Milliseconds() {
+		if *ms < 0 || int64(*ms) > api.MaxWaitTimeout.Milliseconds() {
 			return api.ThreadReadResult{}, model.Errorf(model.CodeInvalidArgument, "use --timeout-ms from 0 (read at once) to 3600000 (one hour)",
 				"wait timeout %d ms out of range", *ms).WithDetail("timeoutMs", *ms)
 		}

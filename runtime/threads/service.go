@@ -149,17 +149,13 @@ func Running(info model.ThreadInfo) bool {
 	return info.Status == model.ThreadActive || (info.LastTurn != nil && info.LastTurn.Status == model.TurnInProgress)
 }
 
-// MaxTextBytes bounds a task or message: large enough for any prompt, small enough that a
-// runaway pipe cannot exhaust the runtime.
-const MaxTextBytes = 1 << 20
-
 // CheckText refuses an empty or oversized task or message; what names its flag.
 func CheckText(what, text string) error {
 	if text == "" {
 		return model.Errorf(model.CodeInvalidArgument, "pass --"+what+" TEXT or pipe it on stdin", "empty %s", what)
 	}
-	if len(text) > MaxTextBytes {
-		return model.Errorf(model.CodeInvalidArgument, "put long material in a file and reference it", "%s is %d bytes; the limit is %d", what, len(text), MaxTextBytes)
+	if len(text) > api.MaxTextBytes {
+		return model.Errorf(model.CodeInvalidArgument, "put long material in a file and reference it", "%s is %d bytes; the limit is %d", what, len(text), api.MaxTextBytes)
 	}
 	return nil
 }
