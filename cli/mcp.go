@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/mcp"
 )
 
@@ -66,20 +68,71 @@ func serveMCPStdio(ctx context.Context, cmd *cobra.Command, o operatorCommand) e
 	if err != nil {
 		return err
 	}
-	logger, logw, closeLog := mcpLog(home)
-	defer closeLog()
-	sess, err := openOperator(ctx, home, o, logw)
+	conn, err := resolveConnection(ctx, o.clientToken, o.endpoint)
 	if err != nil {
 		return err
 	}
-	defer sess.Close()
+	var (
+		logger *slog.Logger
+		rt     mcp.Runtime
+	)
+	if conn.Kind == api.ConnHost {
+		// A thread's own server (harness/native_threadtools.go): Codex starts it while the
+		// thread is being created, before its token is bound, and keeps its stderr. So it
+		// connects at the first call and logs there.
+		logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+		lazy := &lazySession{open: func(ctx context.Context) (*operatorSession, error) { return openOperator(ctx, home, o, io.Discard) }}
+		defer lazy.Close()
+		rt = lazy
+	} else {
+		var logw io.Writer
+		var closeLog func()
+		logger, logw, closeLog = mcpLog(home)
+		defer closeLog()
+		sess, err := openOperator(ctx, home, o, logw)
+		if err != nil {
+			return err
+		}
+		defer sess.Close()
+		rt = sess
+	}
 	server := mcp.NewServer(mcp.Options{Version: Version, Logger: logger,
-		Runtime: func(context.Context, *sdk.CallToolRequest) (mcp.Runtime, error) { return sess, nil }})
+		Runtime: func(context.Context, *sdk.CallToolRequest) (mcp.Runtime, error) { return rt, nil }})
 	err = server.Run(ctx, mcp.StdioTransport(cmd.InOrStdin(), cmd.OutOrStdout()))
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
+}
+
+// lazySession opens its connection at the first call, and again after a failed open.
+type lazySession struct {
+	open func(context.Context) (*operatorSession, error)
+	mu   sync.Mutex
+	sess *operatorSession
+}
+
+func (l *lazySession) Call(ctx context.Context, method string, params, out any) error {
+	l.mu.Lock()
+	if l.sess == nil {
+		s, err := l.open(ctx)
+		if err != nil {
+			l.mu.Unlock()
+			return err
+		}
+		l.sess = s
+	}
+	s := l.sess
+	l.mu.Unlock()
+	return s.Call(ctx, method, params, out)
+}
+
+func (l *lazySession) Close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sess != nil {
+		l.sess.Close()
+	}
 }
 
 func serveMCPHTTP(ctx context.Context, cmd *cobra.Command, o operatorCommand, addr string) error {

@@ -198,11 +198,12 @@ func (h *Host) startHarnesses(endpoint string) error {
 	}
 	h.node.SetEnv(harness.BaseEnv(h.opts.Environ, cfg.AppServer.Passthrough))
 	h.native = harness.NewNative(harness.NativeOptions{
-		Start:   h.appServerStart(cfg.CodexBin, appEnv, filepath.Join(logDir, "app-server.log")),
-		OnEvent: h.onHarnessEvent,
-		Now:     h.opts.Now,
-		Conn:    conn,
-		Hide:    h.threadSecrets,
+		Start:       h.appServerStart(cfg.CodexBin, appEnv, filepath.Join(logDir, "app-server.log")),
+		OnEvent:     h.onHarnessEvent,
+		Now:         h.opts.Now,
+		Conn:        conn,
+		ThreadTools: cfg.AppServer.ThreadTools,
+		Hide:        h.threadSecrets,
 	})
 	h.harnesses[model.NativeHarness] = h.native
 	if err := h.startCatalog(cfg, appEnv, logDir); err != nil {

@@ -30,6 +30,8 @@ type Behavior struct {
 	tool      string // the tool of a FunctionCall
 	args      string // the JSON arguments of a FunctionCall
 	namespace string // the namespace tool a FunctionCall must be offered in (MCPToolCall)
+	// argsFrom makes the arguments from the previous call's output (MCPToolCallFrom).
+	argsFrom func(prevOutput string) string
 	status    int
 	delay     time.Duration
 	duration  time.Duration

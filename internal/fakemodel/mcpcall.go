@@ -22,6 +22,16 @@ func MCPToolCall(server, tool, argsJSON string) Behavior {
 	return b
 }
 
+// MCPToolCallFrom is MCPToolCall whose arguments args makes from the output of the call
+// before it in the same turn: queued after another call, it is served to that call's
+// follow-up request (and calls the tool) instead of answering with a message. So a turn can
+// chain calls whose arguments depend on earlier results (an id a tool returned).
+func MCPToolCallFrom(server, tool string, args func(prevOutput string) string) Behavior {
+	b := MCPToolCall(server, tool, "")
+	b.argsFrom = args
+	return b
+}
+
 // offeredIn reports whether the request offers b's tool, in b's namespace when it names one,
 // and in which namespace.
 func (b Behavior) offeredIn(body map[string]any) (string, bool) {

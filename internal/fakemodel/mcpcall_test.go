@@ -19,3 +19,18 @@ func TestMCPToolCallNeedsTheServersNamespace(t *testing.T) {
 		t.Fatalf("another server's namespace: %+v", step)
 	}
 }
+
+// MCPToolCallFrom calls its tool on the follow-up of an earlier call, with arguments made from
+// that call's output, and refuses a request that follows no call.
+func TestMCPToolCallFromChainsOnThePreviousOutput(t *testing.T) {
+	tools := []any{map[string]any{"type": "namespace", "name": "mcp__codexhost", "tools": []any{map[string]any{"type": "function", "name": "thread_wait"}}}}
+	followUp := map[string]any{"tools": tools, "input": []any{map[string]any{"type": "function_call_output", "output": "id-42"}}}
+	b := MCPToolCallFrom("codexhost", "thread.wait", func(prev string) string { return `{"thread":"` + prev + `"}` })
+	step := callStep(b, 2, followUp)
+	if step.mode != modeCall || step.args != `{"thread":"id-42"}` {
+		t.Fatalf("follow-up: %+v", step)
+	}
+	if step := callStep(b, 1, map[string]any{"tools": tools}); step.mode != modeHTTPError {
+		t.Fatalf("no previous output: %+v", step)
+	}
+}

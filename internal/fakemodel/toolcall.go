@@ -82,7 +82,13 @@ func FunctionCall(name, argsJSON string) Behavior {
 // callStep turns a FunctionCall behaviour into what this request needs: a message for a
 // follow-up, an HTTP 400 for bad arguments or a tool not offered, or the call itself.
 func callStep(b Behavior, n int, body map[string]any) Behavior {
-	if _, ok := lastToolOutput(body); ok {
+	prev, followUp := lastToolOutput(body)
+	switch {
+	case b.argsFrom != nil && !followUp:
+		return badRequest(fmt.Errorf("mode call: %s takes its arguments from a previous tool output, and the request has none", b.tool))
+	case b.argsFrom != nil:
+		b.args, b.argsFrom = b.argsFrom(prev), nil
+	case followUp:
 		return Reply(fmt.Sprintf("tool finished (fake reply #%d)", n))
 	}
 	var obj map[string]any

@@ -158,6 +158,9 @@ type Delegate struct {
 type AppServer struct {
 	// Passthrough names extra environment variables the App Server may see.
 	Passthrough []string `toml:"env_passthrough,omitempty"`
+	// ThreadTools attaches codexhost's MCP server to every native thread codexhost starts,
+	// so its model can delegate, read and wait within a turn (runtime/mcp/threadtools.go).
+	ThreadTools bool `toml:"thread_tools,omitempty"`
 }
 
 // Catalog lists the Codex homes the fleet catalog shows besides the default one.

@@ -28,6 +28,9 @@ type NativeOptions struct {
 	// Conn is what the tool shells of each thread get to reach the runtime
 	// (native_shellenv.go); its zero value gives them nothing.
 	Conn Env
+	// ThreadTools attaches codexhost's MCP server to every thread started or resumed, with the
+	// thread's own token (native_threadtools.go); it needs Conn.
+	ThreadTools bool
 	// Hide lists the paths no thread's commands may read (native_confine.go): the codexhost
 	// home, Codex's credentials and sessions. nil confines nothing beyond the sandbox mode.
 	Hide func() []string
@@ -221,7 +224,7 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 		// Codex keeps the override in the thread's rollout: a resumed thread keeps its effort.
 		params.Config = map[string]any{"model_reasoning_effort": e}
 	}
-	bind := n.shellEnv(&params)
+	bind := n.shellEnv(&params, req.Cwd)
 	mode, network, err := n.confine(ctx, c, &params)
 	if err != nil {
 		return "", err
@@ -252,7 +255,7 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 
 // shellEnv gives a new thread's tool shells their connection parameters, with a token
 // bound to the thread once bind names it.
-func (n *Native) shellEnv(params *appserver.ThreadStartParams) (bind func(model.ThreadID)) {
+func (n *Native) shellEnv(params *appserver.ThreadStartParams, cwd string) (bind func(model.ThreadID)) {
 	conn := n.opts.Conn
 	if conn.Tokens == nil {
 		params.Config = withToolShell(params.Config, nil, nil)
@@ -260,6 +263,9 @@ func (n *Native) shellEnv(params *appserver.ThreadStartParams) (bind func(model.
 	}
 	token, bind := conn.Tokens.ForNew()
 	params.Config = withToolShell(params.Config, conn.Vars(token), nil)
+	if n.opts.ThreadTools {
+		params.Config = withThreadTools(params.Config, conn, token, cwd)
+	}
 	return bind
 }
 
@@ -272,6 +278,9 @@ func (n *Native) resumeConfig(id model.ThreadID, cwd string) map[string]any {
 		cfg = withToolShell(nil, nil, nil)
 	} else {
 		cfg = withToolShell(nil, conn.Vars(conn.TokenFor(id)), nil)
+		if n.opts.ThreadTools {
+			cfg = withThreadTools(cfg, conn, conn.TokenFor(id), cwd)
+		}
 	}
 	// The profile again, with the paths to hide as they are now.
 	if pol, ok := n.PolicyOf(id); ok && n.opts.Hide != nil && pol.Sandbox != SandboxFull && cwd != "" {

@@ -1,0 +1,140 @@
+package mcp
+
+import (
+	"context"
+	"os"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+// The thread tools: the agent contract of `codexhost delegate start` and `codexhost thread …`
+// as MCP tools, through the same runtime methods and so the same caller policies. A native
+// thread that codexhost attaches this server to (harness/native_threadtools.go) calls them
+// with its own thread's token: it acts as that thread, parent of what it delegates.
+
+type (
+	delegateArgs struct {
+		Harness        string   `json:"harness"`
+		Task           string   `json:"task"`
+		RequestID      string   `json:"requestId,omitempty"`
+		Refs           []string `json:"refs,omitempty"`
+		Cwd            string   `json:"cwd,omitempty"`
+		Model          string   `json:"model,omitempty"`
+		Thinking       string   `json:"thinking,omitempty"`
+		Watch          bool     `json:"watch,omitempty"`
+		WatchTimeoutMs int      `json:"watchTimeoutMs,omitempty"`
+	}
+	threadReadArgs struct {
+		Thread string `json:"thread"`
+		View   string `json:"view,omitempty"`
+		Limit  int    `json:"limit,omitempty"`
+		Cursor string `json:"cursor,omitempty"`
+	}
+	threadWaitArgs struct {
+		Thread    string `json:"thread"`
+		TimeoutMs *int   `json:"timeoutMs,omitempty"`
+	}
+	threadListArgs struct {
+		Cwd    string `json:"cwd,omitempty"`
+		AnyCwd bool   `json:"anyCwd,omitempty"`
+		Parent string `json:"parent,omitempty"`
+		Ref    string `json:"ref,omitempty"`
+		Limit  int    `json:"limit,omitempty"`
+		Cursor string `json:"cursor,omitempty"`
+	}
+	threadSendArgs struct {
+		Thread  string `json:"thread"`
+		Message string `json:"message"`
+	}
+	threadOnlyArgs struct {
+		Thread string `json:"thread"`
+	}
+	threadWatchArgs struct {
+		Thread    string `json:"thread"`
+		Notify    string `json:"notify,omitempty"`
+		TimeoutMs int64  `json:"timeoutMs,omitempty"`
+	}
+)
+
+const threadDesc = "the thread's id or codex://threads/<id> link"
+
+// callerHere is what this server knows of its caller: its working directory (Codex starts a
+// thread's server in the thread's cwd). Who the caller is comes from its token.
+func callerHere() api.CallerHint {
+	cwd, _ := os.Getwd()
+	return api.CallerHint{Cwd: cwd}
+}
+
+func threadTools() []Definition {
+	maxWait := int(api.MaxToolWait.Milliseconds())
+	return []Definition{
+		tool("thread.delegate_start", "Delegate a task to a new child thread on a harness (harness list: codexhost harness list) and return at once with its threadId; the caller is its parent. Follow it with thread.wait (bounded) or thread.watch. The same requestId returns the same child.",
+			false, false,
+			object(str("harness", "the target harness id, e.g. codex", 1, 64).req(),
+				str("task", "the task text for the child", 1, api.MaxTextBytes).req(),
+				str("requestId", "idempotency key: the same id returns the same child", 1, 128),
+				strList("refs", "refs to record with the delegation (issue:…, pr:…, url:…)", 0, 32, 512),
+				str("cwd", "the child's working directory (default: the caller's)", 1, model.MaxPathChars),
+				str("model", "the child's model (codexhost harness inspect H lists them)", 1, 128),
+				str("thinking", "a thinking option of the harness (codexhost harness inspect H)", 1, 32),
+				boolean("watch", "also register a watch on the child for the caller", false),
+				integer("watchTimeoutMs", "the watch's observation window in milliseconds (default 30 minutes)", 1000, 6*3600*1000, 30*60*1000)),
+			func(ctx context.Context, rt Runtime, a delegateArgs) (any, error) {
+				p := api.DelegateStartParams{Caller: callerHere(), Harness: a.Harness, Task: a.Task, RequestID: a.RequestID, Refs: a.Refs,
+					Cwd: a.Cwd, Model: a.Model, Thinking: a.Thinking, Watch: a.Watch, WatchTimeoutMs: a.WatchTimeoutMs}
+				return call[api.DelegateStartResult](ctx, rt, api.MethodDelegateStart, p)
+			}),
+		tool("thread.read", "Read a thread without changing it: its status (creating, running, completed, failed, interrupted) and the result of its latest finished turn, or a page of its messages. Read-only.",
+			true, false,
+			object(str("thread", threadDesc, 1, 256).req(),
+				enum("view", "result (the latest turn's outcome) or messages (paged, oldest first)", "result", "result", "messages"),
+				integer("limit", "messages per page, 1 to 100", 1, 100, 25),
+				str("cursor", "nextCursor of the previous page", 1, 1024)),
+			func(ctx context.Context, rt Runtime, a threadReadArgs) (any, error) {
+				return call[api.ThreadReadResult](ctx, rt, api.MethodThreadRead, api.ThreadReadParams(a))
+			}),
+		tool("thread.wait", "Wait until a thread is not running, then read it (its final text is in result). Bounded: at most 600000 ms inside a turn; timedOut is true when it was still running. Read-only.",
+			true, false,
+			object(str("thread", threadDesc, 1, 256).req(),
+				integer("timeoutMs", "give up after this many milliseconds, 0 to 600000; 0 reads at once", 0, maxWait, 30000)),
+			func(ctx context.Context, rt Runtime, a threadWaitArgs) (any, error) {
+				p := api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: a.Thread}, TimeoutMs: a.TimeoutMs}
+				return call[api.ThreadReadResult](ctx, rt, api.MethodThreadWait, p)
+			}),
+		tool("thread.list", "List the caller's own threads (default: the caller's cwd, newest first). Read-only.",
+			true, false,
+			object(str("cwd", "only threads in this directory", 1, model.MaxPathChars),
+				boolean("anyCwd", "do not filter by directory", false),
+				str("parent", "only children delegated by this thread", 1, 256),
+				str("ref", "only threads carrying this ref", 1, 512),
+				integer("limit", "threads per page, 1 to 100", 1, 100, 25),
+				str("cursor", "nextCursor of the previous page", 1, 1024)),
+			func(ctx context.Context, rt Runtime, a threadListArgs) (any, error) {
+				p := api.ThreadListParams{Caller: callerHere(), Cwd: a.Cwd, AnyCwd: a.AnyCwd, Parent: a.Parent, Ref: a.Ref, Limit: a.Limit, Cursor: a.Cursor}
+				return call[api.ThreadListResult](ctx, rt, api.MethodThreadList, p)
+			}),
+		tool("thread.send", "Start a turn on an idle thread with a message (THREAD_BUSY while it runs; never queued).",
+			false, false,
+			object(str("thread", threadDesc, 1, 256).req(),
+				str("message", "the message", 1, api.MaxTextBytes).req()),
+			func(ctx context.Context, rt Runtime, a threadSendArgs) (any, error) {
+				return call[api.ThreadSendResult](ctx, rt, api.MethodThreadSend, api.ThreadSendParams{Thread: a.Thread, Message: a.Message})
+			}),
+		tool("thread.cancel", "Interrupt a thread's running turn (cancelled is false on an idle thread).",
+			false, true,
+			object(str("thread", threadDesc, 1, 256).req()),
+			func(ctx context.Context, rt Runtime, a threadOnlyArgs) (any, error) {
+				return call[api.ThreadCancelResult](ctx, rt, api.MethodThreadCancel, api.ThreadCancelParams{Thread: a.Thread, IdleOK: true})
+			}),
+		tool("thread.watch", "Register a one-shot notification: when the thread stops (or the window passes), a message is sent to the caller's thread (or notify). alreadyTerminal when it had stopped.",
+			false, false,
+			object(str("thread", threadDesc, 1, 256).req(),
+				str("notify", "who is notified: a thread id (default: the caller's thread)", 1, 256),
+				integer("timeoutMs", "the observation window in milliseconds (default 30 minutes, at most 6 hours)", 1000, 6*3600*1000, 30*60*1000)),
+			func(ctx context.Context, rt Runtime, a threadWatchArgs) (any, error) {
+				p := api.ThreadWatchParams{Caller: callerHere(), Thread: a.Thread, Notify: a.Notify, TimeoutMs: a.TimeoutMs}
+				return call[api.WatchResult](ctx, rt, api.MethodThreadWatch, p)
+			}),
+	}
+}
