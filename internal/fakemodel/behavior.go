@@ -32,9 +32,9 @@ type Behavior struct {
 	namespace string // the namespace tool a FunctionCall must be offered in (MCPToolCall)
 	// argsFrom makes the arguments from the previous call's output (MCPToolCallFrom).
 	argsFrom func(prevOutput string) string
-	status    int
-	delay     time.Duration
-	duration  time.Duration
+	status   int
+	delay    time.Duration
+	duration time.Duration
 }
 
 // Reply streams an assistant message with text, one output_text.delta per word,
