@@ -87,6 +87,7 @@ func (h *Host) catalogRoutes() []route.Route {
 				}
 				res, err := cat.Archive(ctx, p)
 				if err == nil {
+					h.agents.End(model.ThreadID(res.Thread))
 					res.MarkerWorktree = h.markerThreadArchived(ctx, model.ThreadID(res.Thread))
 				}
 				return res, err

@@ -23,6 +23,9 @@ type Tokens struct {
 
 	mu      sync.Mutex
 	pending map[string]model.ThreadID // nonce -> thread, once bound
+	// ended are threads whose tokens no longer open anything: archived while this runtime
+	// runs. A token of an ended thread would otherwise live as long as the runtime.
+	ended map[model.ThreadID]bool
 }
 
 const (
@@ -91,16 +94,26 @@ func (t *Tokens) Thread(token string) (model.ThreadID, bool) {
 	if !hmac.Equal([]byte(sum), []byte(t.mac(subject))) {
 		return "", false
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if id, ok := strings.CutPrefix(subject, tokenThread); ok && id != "" {
-		return model.ThreadID(id), true
+		return model.ThreadID(id), !t.ended[model.ThreadID(id)]
 	}
 	if nonce, ok := strings.CutPrefix(subject, tokenUnbound); ok {
-		t.mu.Lock()
-		defer t.mu.Unlock()
 		id, bound := t.pending[nonce]
-		return id, bound
+		return id, bound && !t.ended[id]
 	}
 	return "", false
+}
+
+// End makes every token of thread id worthless from now on: the thread was archived.
+func (t *Tokens) End(id model.ThreadID) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended == nil {
+		t.ended = map[model.ThreadID]bool{}
+	}
+	t.ended[id] = true
 }
 
 // ForProcess is the token of a process that runs threads but acts for none of them: the App
