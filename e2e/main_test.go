@@ -75,7 +75,7 @@ type hostConfig struct {
 // host is one runtime home with `codexhost serve` running on it (or stopped, between a stop
 // and the next start).
 type host struct {
-	t         *testing.T
+	t         testing.TB
 	cfg       hostConfig
 	serveEnv  []string // the whole environment of serve
 	home      string   // CODEXHOST_HOME
@@ -92,7 +92,7 @@ type host struct {
 }
 
 // startHost writes the homes and starts serve; everything stops when the test ends.
-func startHost(t *testing.T, cfg hostConfig) *host {
+func startHost(t testing.TB, cfg hostConfig) *host {
 	t.Helper()
 	codexBin := codextest.CodexBin(t)
 	h := &host{t: t, cfg: cfg, codexBin: codexBin, fake: fakemodel.Start(t), work: t.TempDir(), cliHome: t.TempDir()}
@@ -137,7 +137,7 @@ func startHost(t *testing.T, cfg hostConfig) *host {
 }
 
 // setSandbox rewrites the sandbox of a codextest home.
-func setSandbox(t *testing.T, codexHome, sandbox string) {
+func setSandbox(t testing.TB, codexHome, sandbox string) {
 	t.Helper()
 	if sandbox == "" {
 		return
@@ -351,7 +351,7 @@ func (r result) String() string {
 
 // run runs the binary in dir with PATH, LANG and env: nothing else is inherited, so a
 // codexhost connection of whoever runs the tests cannot leak in.
-func run(t *testing.T, dir string, env []string, args ...string) result {
+func run(t testing.TB, dir string, env []string, args ...string) result {
 	t.Helper()
 	stdout, stderr, code, err := execCLI(bin, dir, append([]string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, env...), args)
 	r := result{args: args, stdout: stdout, stderr: stderr, code: code}
@@ -381,7 +381,7 @@ func execCLI(bin, dir string, env, args []string) (stdout, stderr string, code i
 
 // decode checks the CLI contract of a success (exit 0, one JSON document on stdout, nothing
 // on stderr) and decodes the document into v.
-func (r result) decode(t *testing.T, v any) {
+func (r result) decode(t testing.TB, v any) {
 	t.Helper()
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("want success\n%s", r)
@@ -393,7 +393,7 @@ func (r result) decode(t *testing.T, v any) {
 
 // failure checks the CLI contract of a failure (exit 1, nothing on stdout, one
 // {"error":{…}} document on stderr) and returns the error.
-func (r result) failure(t *testing.T) cliError {
+func (r result) failure(t testing.TB) cliError {
 	t.Helper()
 	if r.code != 1 || r.stdout != "" {
 		t.Fatalf("want exit 1 with nothing on stdout\n%s", r)

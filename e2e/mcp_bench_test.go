@@ -2,9 +2,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,16 +24,18 @@ func BenchmarkMCPRoundTrip(b *testing.B) {
 	b.Cleanup(func() { os.RemoveAll(home) })
 	env := []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "HOME=" + b.TempDir(), "CODEXHOST_HOME=" + home, "CODEXHOST_CODEX_BIN=/nonexistent/codex"}
 	stdio := mcpStdio(b, env)
-	tok, err := os.ReadFile(filepath.Join(home, "operator.token"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	token := strings.TrimSpace(string(tok))
-	bare, err := api.Dial(context.Background(), api.UnixEndpoint(filepath.Join(home, "runtime.sock")), token)
+	// The bench process is the home's operator (same user, not below the runtime): no token.
+	bare, err := api.Dial(context.Background(), api.UnixEndpoint(filepath.Join(home, "runtime.sock")), "")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer bare.Close()
+	stdout, stderr, code, err := execCLI(bin, b.TempDir(), env, []string{"client", "add", "bench", "--json"})
+	var added struct{ Token string }
+	if err != nil || code != 0 || json.Unmarshal([]byte(stdout), &added) != nil || added.Token == "" {
+		b.Fatalf("client add: %v exit %d\n%s%s", err, code, stdout, stderr)
+	}
+	token := added.Token
 	httpCS, err := httpSession(b, startMCPHTTP(b, env), token)
 	if err != nil {
 		b.Fatal(err)

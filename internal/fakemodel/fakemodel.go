@@ -38,7 +38,8 @@ const (
 
 // Request is one recorded HTTP request.
 type Request struct {
-	N        int // 1-based arrival number; the N of "fake reply #N" and "resp_fake_N"
+	N        int       // 1-based arrival number; the N of "fake reply #N" and "resp_fake_N"
+	At       time.Time // when it arrived: the gap to the next request times a tool call
 	Method   string
 	Path     string
 	Header   http.Header
@@ -199,8 +200,9 @@ func (s *Server) notify() {
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	at := time.Now()
 	raw, readErr := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: raw}
+	rec := Request{At: at, Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: raw}
 	var body responsesBody
 	jsonErr := json.Unmarshal(raw, &rec.JSON)
 	if jsonErr == nil {
