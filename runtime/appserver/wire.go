@@ -103,8 +103,17 @@ func (c *Client) serverRequest(p *process, m wireMessage) {
 		return
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.RequestTimeout)
+		// A request lives as long as the process that asked: an approval may wait for a
+		// person far longer than any call timeout, and the handler bounds itself.
+		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
+		go func() {
+			select {
+			case <-p.done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 		result, err := h(ctx, m.Params)
 		reply := map[string]any{"id": m.ID}
 		if err != nil {

@@ -1,0 +1,70 @@
+package model
+
+import "time"
+
+// Approvals: what a native thread's Codex asks before it runs a command or changes files
+// outside what its approval policy allows, held by the runtime until one owner answers.
+
+// Approval policies a thread may run with (Codex's approvalPolicy).
+const (
+	ApprovalNever     = "never"
+	ApprovalOnRequest = "on-request"
+	ApprovalUntrusted = "untrusted"
+)
+
+// ApprovalPolicies are the values --approval takes.
+var ApprovalPolicies = []string{ApprovalNever, ApprovalOnRequest, ApprovalUntrusted}
+
+// Kinds of approval requests.
+const (
+	ApprovalCommand    = "command"
+	ApprovalFileChange = "fileChange"
+)
+
+// Decisions Codex takes. Decline and cancel are always possible (cancel interrupts the turn).
+const (
+	DecisionAccept           = "accept"
+	DecisionAcceptForSession = "acceptForSession"
+	DecisionDecline          = "decline"
+	DecisionCancel           = "cancel"
+)
+
+// States of an approval.
+const (
+	ApprovalPending  = "pending"
+	ApprovalAnswered = "answered"
+	ApprovalExpired  = "expired"  // nobody answered in time: the default decision was sent
+	ApprovalResolved = "resolved" // the turn ended, or the App Server went away, first
+)
+
+// DefaultApprovalDecision is what an approval nobody answers gets.
+const DefaultApprovalDecision = DecisionDecline
+
+// Approval is one request: ids, what is asked (a command and its cwd, or a file change's
+// reason; never file contents), the decisions offered, and who answered what.
+type Approval struct {
+	ID        string         `json:"id" doc:"the approval's id, as approve takes it"`
+	ThreadID  string         `json:"threadId" doc:"the asking thread"`
+	TurnID    string         `json:"turnId,omitempty" doc:"its turn"`
+	ItemID    string         `json:"itemId,omitempty" doc:"the command or file change item"`
+	Kind      string         `json:"kind" doc:"command or fileChange"`
+	Command   string         `json:"command,omitempty" doc:"the command Codex would run"`
+	Cwd       string         `json:"cwd,omitempty" doc:"where it would run"`
+	Reason    string         `json:"reason,omitempty" doc:"why the model asks, when it said"`
+	Decisions []string       `json:"decisions" doc:"the decisions offered"`
+	State     string         `json:"state" doc:"pending, answered, expired or resolved"`
+	Decision  string         `json:"decision,omitempty" doc:"what was decided"`
+	DecidedBy string         `json:"decidedBy,omitempty" doc:"who decided: a client, the operator, or timeout"`
+	CreatedAt time.Time      `json:"createdAt"`
+	ExpiresAt time.Time      `json:"expiresAt" doc:"when the default decision (decline) is sent if nobody answers"`
+	DecidedAt *time.Time     `json:"decidedAt,omitempty"`
+	Lease     *ApprovalLease `json:"lease,omitempty" doc:"who may answer now"`
+}
+
+// ApprovalLease gives one holder the right to answer until Expires; Fence grows with every
+// transfer, so a decision made under an older lease is recognised and refused.
+type ApprovalLease struct {
+	Holder  string    `json:"holder"`
+	Fence   int64     `json:"fence"`
+	Expires time.Time `json:"expires"`
+}
