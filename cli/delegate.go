@@ -47,6 +47,7 @@ func newDelegateStartCmd(a *agentCommand) *cobra.Command {
 	f.StringArrayVar(&p.Refs, "ref", nil, "absolute URI of related material (repeatable, at most 16 with inherited ones)")
 	f.StringVar(&p.Cwd, "cwd", "", "working directory of the child (default: the caller's)")
 	f.StringVar(&p.Model, "model", "", "`MODEL` of the child (default: the harness's; codexhost harness inspect H lists them)")
+	f.StringVar(&p.Approval, "approval", "", approvalPolicyHelp)
 	f.StringVar(&p.Thinking, "thinking", "", "`OPTION`: thinking of the child's model (codexhost harness inspect H lists them)")
 	f.Var(&boolValue{&p.Watch}, "watch", "true: also watch the child and notify the caller once when it stops (default false)")
 	f.IntVar(&p.WatchTimeoutMs, "watch-timeout-ms", 0, "observation window of --watch in milliseconds (default 30 minutes)")

@@ -19,7 +19,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := newBareRoot(stdout, stderr)
 	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newNodeCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd(),
 		newSessionsCmd(), newTranscriptCmd(), newContinueCmd(), newArchiveCmd(), newHostsCmd(), newLineageCmd(), newHandoffCmd(), newTaskCmd())
-	root.AddCommand(newDoctorCmd(), newCompatCmd(), newMCPCmd(), newBackupCmd(), newRestoreCmd(), newSkillCmd(), newCodexCmd(), newMarkersCmd())
+	root.AddCommand(newDoctorCmd(), newCompatCmd(), newMCPCmd(), newBackupCmd(), newRestoreCmd(), newSkillCmd(), newCodexCmd(), newMarkersCmd(), newApprovalsCmd(), newApproveCmd())
 	finishTree(root)
 	return root
 }

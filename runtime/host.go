@@ -17,6 +17,7 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/approvals"
 	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
@@ -87,12 +88,16 @@ type Host struct {
 
 	watch     *watch.Engine
 	stopWatch context.CancelFunc
+	// stopApprovals ends the approvals' expiry sweep.
+	stopApprovals context.CancelFunc
 
 	catalog *catalog.Catalog // fleet catalog (runtime/catalog.go)
 
 	supervise *supervise.Service // supervised threads of continue (runtime/supervise, wired in runtime/supervise.go)
 
 	threads *threads.Service // the thread methods (runtime/threads, wired in runtime/threads.go)
+	// approvals holds native threads' approval requests (runtime/approvals_wire.go).
+	approvals *approvals.Registry
 
 	node *nodeserve.Server // this runtime as a paired node
 
@@ -139,6 +144,7 @@ func newHost(opts Options) *Host {
 		Home: opts.Home, Version: opts.Version, Now: opts.Now})
 	h.supervise = h.newSupervise()
 	h.threads = h.newThreads()
+	h.approvals = h.newApprovals()
 	h.routes = h.newRoutes()
 	return h
 }
@@ -176,6 +182,9 @@ func (h *Host) takeStore(st *store.Store) error {
 	}
 	h.prestartAppServer()
 	h.threads.Start(threads.Deps{Store: h.store, Harnesses: harnessRegistry{h}})
+	sweep, stop := context.WithCancel(context.Background())
+	h.stopApprovals = stop
+	go h.runApprovalSweep(sweep)
 	if err := h.startWatches(); err != nil {
 		return err
 	}
@@ -203,6 +212,7 @@ func (h *Host) startHarnesses(endpoint string) error {
 		Now:         h.opts.Now,
 		Conn:        conn,
 		ThreadTools: cfg.AppServer.ThreadTools,
+		Approvals:   h.askApproval,
 		Hide:        h.threadSecrets,
 	})
 	h.harnesses[model.NativeHarness] = h.native
@@ -277,6 +287,9 @@ func (h *Host) Close() error {
 		errs = append(errs, h.server.Close())
 	}
 	h.closeMarkers()
+	if h.stopApprovals != nil {
+		h.stopApprovals()
+	}
 	if h.stopWatch != nil {
 		h.stopWatch()
 		h.watch.Wait()
@@ -411,6 +424,7 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 		h.catalogObserve(ev.Thread, ev.Status)
 		h.recordEvent(ev.Thread, ev)
 		h.markersEvent(ev)
+		h.approvalsEvent(ev)
 	}
 	h.supervise.OnEvent(ev)
 }

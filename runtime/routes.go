@@ -6,6 +6,7 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/approvals"
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/route"
@@ -26,16 +27,17 @@ var (
 // capability registers its own group.
 func (h *Host) newRoutes() *route.Table {
 	return route.NewTable(h.currentConfig,
-		h.runtimeRoutes(),    // events.subscribe, runtime.forward, runtime.info
-		h.threads.Routes(),   // harness.list, delegate.start, thread.*, client.events (runtime/threads)
-		h.markerRoutes(),     // thread.markers, markers.prune (runtime/markers.go)
-		h.catalogRoutes(),    // catalog.hosts, catalog.sessions, catalog.transcript, catalog.archive
-		h.supervise.Routes(), // catalog.continue (runtime/supervise)
-		h.compatRoutes(),     // compat.* (runtime/compat.go)
-		h.node.Routes(),      // node.describe, node.invoke (runtime/nodeserve)
-		h.handoffRoutes(),    // handoff.*, task.*, skill.* (runtime/handoffs.go)
-		h.storeRoutes(),      // store.backup (runtime/backup.go)
-		h.codexSetupRoutes(), // codex.status, codex.install (runtime/codexsetup.go)
+		h.runtimeRoutes(),                        // events.subscribe, runtime.forward, runtime.info
+		h.threads.Routes(),                       // harness.list, delegate.start, thread.*, client.events (runtime/threads)
+		h.markerRoutes(),                         // thread.markers, markers.prune (runtime/markers.go)
+		h.catalogRoutes(),                        // catalog.hosts, catalog.sessions, catalog.transcript, catalog.archive
+		h.supervise.Routes(),                     // catalog.continue (runtime/supervise)
+		h.compatRoutes(),                         // compat.* (runtime/compat.go)
+		h.node.Routes(),                          // node.describe, node.invoke (runtime/nodeserve)
+		h.handoffRoutes(),                        // handoff.*, task.*, skill.* (runtime/handoffs.go)
+		h.storeRoutes(),                          // store.backup (runtime/backup.go)
+		h.codexSetupRoutes(),                     // codex.status, codex.install (runtime/codexsetup.go)
+		approvals.Routes(h.approvals, h.threads), // approval.* (runtime/approvals)
 	)
 }
 

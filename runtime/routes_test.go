@@ -67,6 +67,10 @@ func permissionTable() []permissionCase {
 		{api.MethodThreadLineage, api.ThreadLineageParams{Thread: missing}, notNode},
 		{api.MethodThreadVisible, api.ThreadVisibleParams{Thread: missing}, notNode},
 		{api.MethodClientEvents, api.ClientEventsParams{}, clientsAll},
+		// Approvals are answered by people and clients, never by agents.
+		{api.MethodApprovalList, api.ApprovalListParams{}, clientsAll},
+		{api.MethodApprovalTake, api.ApprovalTakeParams{ID: "ap-none"}, clientsAll},
+		{api.MethodApprovalAnswer, api.ApprovalAnswerParams{ID: "ap-none", Decision: "decline"}, clientsAll},
 		{api.MethodCatalogHosts, nil, readers},
 		{api.MethodCatalogSessions, api.CatalogSessionsParams{}, readers},
 		{api.MethodCatalogTranscript, api.CatalogTranscriptParams{Thread: missing}, readers},

@@ -2,6 +2,8 @@ package api
 
 import (
 	"encoding/json"
+
+	"github.com/codexhost/codexhost/model"
 )
 
 // Event is one change pushed to subscribers.
@@ -20,6 +22,8 @@ type Event struct {
 	Install *CodexInstallProgress `json:"install,omitempty"`
 	// Delta is the text fragment of a thread.delta event (delta.go).
 	Delta *ThreadDelta `json:"delta,omitempty"`
+	// Approval is the record of an approval.changed event.
+	Approval *model.Approval `json:"approval,omitempty"`
 }
 
 // Event types.

@@ -103,6 +103,9 @@ type DelegateStartParams struct {
 	// Watch registers, in the same call, a watch on the child for the resolved caller.
 	Watch          bool `json:"watch,omitempty"`
 	WatchTimeoutMs int  `json:"watchTimeoutMs,omitempty"`
+	// Approval is the child's Codex approval policy (model.ApprovalPolicies); "" keeps the
+	// harness's (never). A native author's child never asks less than its author.
+	Approval string `json:"approval,omitempty"`
 }
 
 // DelegateStartResult names the child; Existing is true when an earlier delegation matched.

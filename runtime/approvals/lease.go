@@ -24,9 +24,9 @@ func (r *Registry) takeLocked(id, holder string) (model.Approval, error) {
 	if err != nil {
 		return model.Approval{}, err
 	}
-	if r.opts.Owner != "" && holder != r.opts.Owner && holder != HolderOperator {
-		return model.Approval{}, model.Errorf(model.CodePermissionDenied, "ask "+r.opts.Owner+" (the [approvals] owner) or the operator to answer it",
-			"approvals here are answered by %s", r.opts.Owner)
+	if owner, _ := r.policy(); owner != "" && holder != owner && holder != HolderOperator {
+		return model.Approval{}, model.Errorf(model.CodePermissionDenied, "ask "+owner+" (the [approvals] owner) or the operator to answer it",
+			"approvals here are answered by %s", owner)
 	}
 	now := r.opts.Now()
 	if l := e.a.Lease; l != nil && l.Holder != holder && now.Before(l.Expires) && holder != HolderOperator {

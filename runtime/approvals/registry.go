@@ -34,9 +34,10 @@ type Options struct {
 	// Timeout is how long an approval waits before the default decision; Lease how long a
 	// taken lease lasts.
 	Timeout, Lease time.Duration
-	// Owner, when set, is the only holder (besides the operator) who may take a lease: a
-	// client name, or "operator".
-	Owner string
+	// Policy, when set, overrides them from the config as it is now: owner, when not "", is
+	// the only holder (besides the operator) who may take a lease; a zero timeout keeps
+	// Timeout.
+	Policy func() (owner string, timeout time.Duration)
 	// OnChange is told of every change, outside the registry's lock.
 	OnChange func(model.Approval)
 }
@@ -90,7 +91,8 @@ func (r *Registry) add(req model.Approval) *entry {
 	r.mu.Lock()
 	r.seq++
 	req.ID = fmt.Sprintf("ap-%d-%d", now.Unix(), r.seq)
-	req.State, req.CreatedAt, req.ExpiresAt = model.ApprovalPending, now, now.Add(r.opts.Timeout)
+	_, timeout := r.policy()
+	req.State, req.CreatedAt, req.ExpiresAt = model.ApprovalPending, now, now.Add(timeout)
 	if req.Decisions == nil {
 		req.Decisions = []string{model.DecisionAccept, model.DecisionDecline, model.DecisionCancel}
 	}
@@ -205,4 +207,16 @@ func (r *Registry) ThreadStopped(threadID string) {
 	for _, id := range ids {
 		r.settle(id, model.ApprovalResolved, model.DecisionCancel, "the turn ended")
 	}
+}
+
+func (r *Registry) policy() (owner string, timeout time.Duration) {
+	timeout = r.opts.Timeout
+	if r.opts.Policy != nil {
+		var t time.Duration
+		owner, t = r.opts.Policy()
+		if t > 0 {
+			timeout = t
+		}
+	}
+	return owner, timeout
 }

@@ -173,7 +173,7 @@ func TestExpiryDeclines(t *testing.T) {
 
 // A configured owner: other clients cannot take the lease; the operator can.
 func TestOwnerPolicy(t *testing.T) {
-	r, _ := newRegistry(Options{Owner: "ops"})
+	r, _ := newRegistry(Options{Policy: func() (string, time.Duration) { return "ops", 0 }})
 	a, got := ask(t, r, "th")
 	if _, err := r.Answer(a.ID, "bot", model.DecisionAccept, 0); !model.IsCode(err, model.CodePermissionDenied) {
 		t.Fatalf("a client other than the owner answered: %v", err)

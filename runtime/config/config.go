@@ -194,6 +194,17 @@ type Config struct {
 	Handoff Handoff `toml:"handoff,omitempty"`
 	// Markers tunes marker blocks (markers.go).
 	Markers Markers `toml:"markers,omitempty"`
+	// Approvals says who answers native threads' approval requests, and how long they wait.
+	Approvals Approvals `toml:"approvals,omitempty"`
+}
+
+// Approvals tunes the approval requests of threads that run with an approval policy.
+type Approvals struct {
+	// Owner is the only client (or "operator") besides the operator who may answer; "" lets
+	// the first answering client of the thread's principal take it.
+	Owner string `toml:"owner,omitempty"`
+	// Timeout is how long a request waits before it is declined (default 10 minutes).
+	Timeout Duration `toml:"timeout,omitempty"`
 }
 
 // The patterns are compiled on first use: a bounded repeat compiles into a long program,

@@ -31,6 +31,9 @@ type NativeOptions struct {
 	// ThreadTools attaches codexhost's MCP server to every thread started or resumed, with the
 	// thread's own token (native_threadtools.go); it needs Conn.
 	ThreadTools bool
+	// Approvals answers the approval requests of threads whose policy asks (nil: none are
+	// answered, as under approval policy never).
+	Approvals AskApproval
 	// Hide lists the paths no thread's commands may read (native_confine.go): the codexhost
 	// home, Codex's credentials and sessions. nil confines nothing beyond the sandbox mode.
 	Hide func() []string
@@ -150,6 +153,7 @@ func (n *Native) Client(ctx context.Context) (*appserver.Client, error) {
 		}
 		return nil, model.Errorf(model.CodeAppServerUnavailable, "run `codexhost doctor` to check the Codex installation", "start the Codex App Server: %v", err)
 	}
+	handleApprovals(c, n.opts.Approvals)
 	notes, stop := c.Subscribe(nativeTracked)
 	conn := &nativeConn{c: c, watched: make(chan struct{})}
 	n.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -177,7 +178,7 @@ func (s *Service) checkDelegation(ctx context.Context, caller api.Caller, p api.
 // startChild runs a checked delegation: the child, its records and its first turn.
 func (s *Service) startChild(ctx context.Context, d delegation, now time.Time) (api.DelegateStartResult, string, error) {
 	p, org := d.p, d.org
-	st, err := s.startChildTurn(ctx, Child{Harness: p.Harness, Cwd: d.cwd, Model: p.Model, Thinking: p.Thinking, Task: p.Task,
+	st, err := s.startChildTurn(ctx, Child{Harness: p.Harness, Cwd: d.cwd, Model: p.Model, Thinking: p.Thinking, Task: p.Task, Approval: p.Approval,
 		Parent: org.parent, ParentHarness: org.parentHarness, Client: org.client, RequestID: p.RequestID, Refs: d.refs,
 		RequestKey: d.requestKey, DedupeKey: d.dedupeKey, ParamsKey: d.paramsKey, At: now})
 	child := st.thread
@@ -206,7 +207,9 @@ type Child struct {
 	Cwd, Model string
 	Thinking   string // a thinking option of the harness (checked by the caller)
 	Effort     string // the reasoning effort (harness.Efforts); "" for the harness's default
-	Task       string // the first turn's text
+	// Approval is a native child's Codex approval policy; "" for the harness's.
+	Approval string
+	Task     string // the first turn's text
 	// Parent is the delegating thread, on ParentHarness; "" when Client delegates.
 	Parent        model.ThreadID
 	ParentHarness string
@@ -263,7 +266,10 @@ func (s *Service) startChildTurn(ctx context.Context, c Child) (startedChild, er
 	if !ok {
 		return startedChild{}, model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(s.deps.Harnesses.Names(), ", "), "harness %q is not registered", c.Harness)
 	}
-	req := harness.StartRequest{Cwd: c.Cwd, Model: c.Model, Thinking: c.Thinking, Effort: c.Effort}
+	req := harness.StartRequest{Cwd: c.Cwd, Model: c.Model, Thinking: c.Thinking, Effort: c.Effort, Approval: c.Approval}
+	if err := checkApproval(c.Approval, hs); err != nil {
+		return startedChild{}, err
+	}
 	if err := s.narrowToAuthor(c, hs, &req); err != nil {
 		return startedChild{}, err
 	}
@@ -367,4 +373,19 @@ func resolveCwd(given, callerCwd string) (string, error) {
 		return "", model.Errorf(model.CodeInvalidArgument, "pass an existing directory to --cwd", "cwd %q is not a directory", cwd)
 	}
 	return filepath.Clean(cwd), nil
+}
+
+// checkApproval refuses an approval policy Codex does not know, or one asked of a harness
+// that has none (an external command asks nobody).
+func checkApproval(policy string, hs harness.Harness) error {
+	if policy == "" {
+		return nil
+	}
+	if !slices.Contains(model.ApprovalPolicies, policy) {
+		return model.Errorf(model.CodeInvalidArgument, "use one of: "+strings.Join(model.ApprovalPolicies, ", "), "unknown approval policy %q", policy).WithDetail("field", "approval")
+	}
+	if hs.Kind() != model.HarnessNative {
+		return model.Errorf(model.CodeInvalidArgument, "leave --approval out: only native Codex threads ask for approvals", "harness %s runs commands without asking", hs.Name()).WithDetail("field", "approval")
+	}
+	return nil
 }

@@ -226,3 +226,9 @@ func agentHint(caller api.Caller, hint api.CallerHint) api.CallerHint {
 	}
 	return hint
 }
+
+// TouchPolicy is touchPolicy for other capabilities (an approval of thread): what acting on
+// the thread needs beyond the method's own policy.
+func (s *Service) TouchPolicy(ctx context.Context, env route.Env, thread string) (*route.Policy, error) {
+	return s.touchAll(ctx, env, thread)
+}
