@@ -92,3 +92,30 @@ func TestApprovalsFromTheFleetAcceptAndDecline(t *testing.T) {
 		})
 	}
 }
+
+// The same through MCP: a client's MCP server lists the request with approvals.list and
+// answers it with approvals.answer; cancel interrupts the turn.
+func TestApprovalsAnsweredThroughMCP(t *testing.T) {
+	h := startHost(t, hostConfig{})
+	ci := h.addClient("ci")
+	cs := mcpStdio(t, h.mcpEnv(ci))
+	th := h.delegate(ci, "--harness", "codex", "--approval", "untrusted", "--task", "[[mode:shell]] [[cmd:echo through-mcp]]")
+	a := pendingApproval(t, h, ci, th.Thread.ID)
+	listed := structured[struct {
+		Approvals []approvalView `json:"approvals"`
+	}](t, callTool(t, cs, "approvals.list", map[string]any{"pending": true}))
+	if len(listed.Approvals) != 1 || listed.Approvals[0].ID != a.ID {
+		t.Fatalf("approvals.list: %+v", listed)
+	}
+	done := structured[struct {
+		Approval approvalView `json:"approval"`
+	}](t, callTool(t, cs, "approvals_answer", map[string]any{"id": a.ID, "decision": "cancel"}))
+	if done.Approval.Decision != "cancel" || done.Approval.DecidedBy != "ci" {
+		t.Fatalf("approvals.answer: %+v", done.Approval)
+	}
+	var res readResult
+	h.asClient(ci, "thread", "wait", th.Thread.ID, "--timeout-ms", "30000").decode(t, &res)
+	if res.Result == nil || res.Result.Status != "interrupted" {
+		t.Fatalf("after cancel the turn is %+v", res.Result)
+	}
+}

@@ -150,7 +150,7 @@ func toolList() []Definition {
 			func(ctx context.Context, rt Runtime, a api.SkillBundleParams) (any, error) {
 				return call[api.SkillBundleResult](ctx, rt, api.MethodSkillBundle, a)
 			}),
-	}, append(compatTools(), threadTools()...)...)
+	}, append(append(compatTools(), threadTools()...), approvalTools()...)...)
 }
 
 func handoffCreateTool() Definition {
