@@ -17,6 +17,8 @@ const (
 // Each line is a command as it runs from a shell; a test parses every one against the tree.
 var examples = map[string][]string{
 	"":                         {"codexhost                      # the terminal app", "codexhost --theme light --no-color"},
+	"approvals":                {"codexhost approvals", "codexhost approvals --pending --json --client-token \"$TOKEN\""},
+	"approve":                  {"codexhost approve ap-1796205600-1 --decision accept", "codexhost approve ap-1796205600-1 --decision decline --fence 2 --json"},
 	"archive":                  {"codexhost archive " + exThread + " --confirm-no-other-runner", "codexhost archive codex://threads/" + exThread + " --host gateway:local --confirm-no-other-runner --json"},
 	"backup":                   {"codexhost backup ~/codexhost-backup.db", "codexhost backup /tmp/home.backup --json"},
 	"client":                   {"codexhost client add ci-bot --scope operator.read", "codexhost client whoami --client-token \"$TOKEN\""},

@@ -21,6 +21,7 @@ const (
 	ScopeTranscript = "transcript"
 	ScopeLineage    = "lineage"
 	ScopeDialog     = "dialog"
+	ScopeApproval   = "approval"
 	ScopeInput      = "input"
 	ScopeSetup      = "setup"
 )
@@ -50,6 +51,7 @@ func (km *KeyMap) Actions() []Action {
 		a(ScopeGlobal, "zoom", &g.Zoom),
 		a(ScopeGlobal, "info", &g.Info),
 		a(ScopeGlobal, "setup", &g.Setup, "codex status", "doctor"),
+		a(ScopeGlobal, "approvals", &g.Approvals, "approvals"),
 
 		a(ScopeThread, "archive", &t.Archive, "archive"),
 		a(ScopeThread, "send", &t.Send, "thread send"),
@@ -60,6 +62,13 @@ func (km *KeyMap) Actions() []Action {
 		a(ScopeThread, "copyLink", &t.CopyLink),
 
 		a(ScopeTasks, "cancel", &km.Tasks.Cancel, "task cancel"),
+
+		a(ScopeApproval, "accept", &km.Approval.Accept, "approve"),
+		a(ScopeApproval, "acceptSession", &km.Approval.AcceptSession, "approve"),
+		a(ScopeApproval, "decline", &km.Approval.Decline, "approve"),
+		a(ScopeApproval, "cancel", &km.Approval.Cancel, "approve"),
+		a(ScopeApproval, "next", &km.Approval.Next, "approvals"),
+		a(ScopeApproval, "close", &km.Approval.Close),
 
 		a(ScopeList, "up", &l.Up),
 		a(ScopeList, "down", &l.Down, "sessions"),
@@ -115,7 +124,7 @@ var navigation = map[string]bool{
 	"fleet.clearSearch": true,
 	"transcript.down":   true, "transcript.pageDown": true, "transcript.top": true,
 	"lineage.expand": true, "lineage.collapse": true, "lineage.toggle": true,
-	"dialog.confirm": true, "dialog.cancel": true,
+	"dialog.confirm": true, "dialog.cancel": true, "approval.close": true,
 	"input.submit": true, "input.cancel": true, "input.nextField": true, "input.prevField": true,
 	"input.nextPick": true, "input.prevPick": true,
 	// App-only: they call no runtime method.

@@ -23,6 +23,17 @@ type Global struct {
 	Zoom          key.Binding // the focused pane takes the whole screen, and back
 	Info          key.Binding // the whole text of what is cut: status bar, selection, reasons
 	Setup         key.Binding // the Codex setup panel
+	Approvals     key.Binding // the oldest approval request that waits for an answer
+}
+
+// Approval keys answer the approval request the approval dialog shows.
+type Approval struct {
+	Accept        key.Binding
+	AcceptSession key.Binding
+	Decline       key.Binding
+	Cancel        key.Binding // cancel interrupts the turn
+	Next          key.Binding // the next pending request
+	Close         key.Binding // leave it pending
 }
 
 // Thread keys act on the thread selected in the focused pane.
@@ -113,6 +124,7 @@ type KeyMap struct {
 	Transcript Transcript
 	Lineage    Lineage
 	Dialog     Dialog
+	Approval   Approval
 	Input      Input
 	Setup      Setup
 }
@@ -142,6 +154,7 @@ func Default() KeyMap {
 			Zoom:          bind("z", "zoom pane", "z"),
 			Info:          bind("i", "show in full", "i"),
 			Setup:         bind("I", "Codex setup", "I"),
+			Approvals:     bind("!", "approvals", "!"),
 		},
 		Thread: Thread{
 			Archive:  bind("a", "archive", "a"),
@@ -185,6 +198,14 @@ func Default() KeyMap {
 			Expand:   bind("→/l", "expand", "right", "l"),
 			Collapse: bind("←/h", "collapse", "left", "h"),
 			Toggle:   bind("space", "fold", " "),
+		},
+		Approval: Approval{
+			Accept:        bind("y", "accept", "y"),
+			AcceptSession: bind("s", "accept for the session", "s"),
+			Decline:       bind("n", "decline", "n"),
+			Cancel:        bind("c", "cancel the turn", "c"),
+			Next:          bind("tab", "next request", "tab"),
+			Close:         bind("esc", "leave it pending", "esc"),
 		},
 		Dialog: Dialog{
 			Confirm: bind("y", "yes", "y"),

@@ -11,7 +11,7 @@ func TestUnknownActionSuggestsTheNearestName(t *testing.T) {
 		"Thread.Archive":    `unknown action; did you mean "thread.archive"?`,
 		"list.pagedwon":     `unknown action; did you mean "list.pageDown"?`,
 		"thread.frobnicate": `unknown action; the actions of thread are "thread.archive", "thread.send"`,
-		"nope.nothing":      "unknown action; names are scope.action, the scopes dialog, fleet, global, input, lineage, list, setup, tasks, thread, transcript",
+		"nope.nothing":      "unknown action; names are scope.action, the scopes approval, dialog, fleet, global, input, lineage, list, setup, tasks, thread, transcript",
 	} {
 		km := Default()
 		err := Apply(&km, map[string]any{name: "z"})

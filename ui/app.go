@@ -51,6 +51,7 @@ type App struct {
 	watches    *listPane[model.Watch]
 	undeliv    *listPane[model.Watch]
 	tasks      *listPane[api.TaskInfo]
+	approvals  approvalsState // approvals.go
 
 	status   *statusBar
 	confirm  *confirmDialog
@@ -110,7 +111,7 @@ func New(o Options) *App {
 }
 
 func (a *App) Init() tea.Cmd {
-	cmds := []tea.Cmd{a.readClientEvents(true), a.setup.check()}
+	cmds := []tea.Cmd{a.readClientEvents(true), a.setup.check(), a.loadApprovals()}
 	for _, p := range a.panes {
 		cmds = append(cmds, p.Init())
 	}
@@ -169,6 +170,9 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 	if a.confirm.open {
 		return a.confirmKey(k)
 	}
+	if a.approvals.open {
+		return a.approvalKey(k)
+	}
 	if a.tooSmall && a.w > 0 {
 		// The small screen has its own keys: quit, and the dialog it draws (tooSmallView).
 		if key.Matches(k, km.Global.Quit) {
@@ -220,6 +224,8 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 		return a.refreshKey()
 	case key.Matches(k, km.Global.Suspend):
 		return tea.Suspend
+	case key.Matches(k, km.Global.Approvals):
+		return a.openApproval()
 	case key.Matches(k, km.Global.Setup):
 		a.setup.show(false)
 		return a.setup.check()
@@ -230,7 +236,7 @@ func (a *App) handleKey(k tea.KeyMsg) tea.Cmd {
 }
 
 func (a *App) refreshAll() tea.Cmd {
-	return tea.Batch(a.fleet.reload(), a.watches.reload(), a.undeliv.reload(), a.tasks.reload(), a.transcript.refresh(), a.lineage.reload())
+	return tea.Batch(a.fleet.reload(), a.watches.reload(), a.undeliv.reload(), a.tasks.reload(), a.transcript.refresh(), a.lineage.reload(), a.loadApprovals())
 }
 
 func (a *App) View() string {
@@ -252,6 +258,8 @@ func (a *App) View() string {
 	switch {
 	case a.confirm.open:
 		body = a.overlay(body, a.confirm.View(a.w-4))
+	case a.approvals.open:
+		body = a.overlay(body, a.approvalView(a.w-4))
 	case a.form.open:
 		body = a.overlay(body, a.form.View(a.w-4))
 	case a.details.open:
@@ -261,6 +269,7 @@ func (a *App) View() string {
 	}
 	a.status.running, a.status.zoomed = a.fleet.active, a.zoomed
 	a.status.awaiting, a.status.undeliverable = a.attention()
+	a.status.approvals = len(a.approvals.pending)
 	body = append(body, a.status.View(a.w), a.footer())
 	return strings.Join(body, "\n")
 }

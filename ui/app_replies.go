@@ -77,6 +77,9 @@ func (m eventMsg) apply(a *App) tea.Cmd {
 	if m.ev.Type == api.EventClientLog && m.ev.Thread == a.c.client {
 		cmds = append(cmds, a.readClientEvents(false))
 	}
+	if m.ev.Type == api.EventApproval {
+		cmds = append(cmds, a.loadApprovals())
+	}
 	return tea.Batch(cmds...)
 }
 

@@ -26,6 +26,9 @@ func (s *statusBar) attentionParts() []string {
 	st := s.c.st
 	g := s.c.keys.Global
 	var parts []string
+	if s.approvals > 0 {
+		parts = append(parts, st.BadgeWaiting.Render("⚑"+itoa(s.approvals)+" approve")+st.Muted.Render(" ("+g.Approvals.Help().Key+")"))
+	}
 	if s.awaiting > 0 {
 		parts = append(parts, st.BadgeWaiting.Render("◆"+itoa(s.awaiting)+" confirm")+st.Muted.Render(" ("+g.Tasks.Help().Key+")"))
 	}

@@ -35,6 +35,7 @@ type statusBar struct {
 	zoomed  bool // the focused pane has the whole screen
 	// awaiting and undeliverable need the person (attention.go).
 	awaiting, undeliverable int
+	approvals               int // approval requests waiting for an answer (approvals.go)
 }
 
 func newStatusBar(c *common, endpoint string) *statusBar {

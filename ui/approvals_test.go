@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+const idApprovalThread = "019a4000-0000-7000-8000-0000000000a1"
+
+// approvalsFixture serves two pending approvals and records the answers; an answered one
+// leaves the list.
+func approvalsFixture(rt *fakeRuntime) *sync.Map {
+	answered := &sync.Map{}
+	pending := func() []model.Approval {
+		var out []model.Approval
+		for _, a := range []model.Approval{
+			{ID: "ap-1", ThreadID: idApprovalThread, Kind: model.ApprovalCommand, Command: "/bin/bash -lc 'touch f'", Cwd: "/src/app",
+				Reason: "needs to write", Decisions: []string{"accept", "cancel"}, State: model.ApprovalPending, ExpiresAt: epoch.Add(10 * time.Minute)},
+			{ID: "ap-2", ThreadID: idApprovalThread, Kind: model.ApprovalFileChange, Decisions: []string{"accept", "acceptForSession", "decline", "cancel"},
+				State: model.ApprovalPending, ExpiresAt: epoch.Add(5 * time.Minute)},
+		} {
+			if _, done := answered.Load(a.ID); !done {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	rt.on(api.MethodApprovalList, func(json.RawMessage) (any, error) { return api.ApprovalListResult{Approvals: pending()}, nil })
+	rt.on(api.MethodApprovalAnswer, func(raw json.RawMessage) (any, error) {
+		var p api.ApprovalAnswerParams
+		_ = json.Unmarshal(raw, &p)
+		answered.Store(p.ID, p.Decision)
+		return api.ApprovalResult{Approval: model.Approval{ID: p.ID, Decision: p.Decision, State: model.ApprovalAnswered}}, nil
+	})
+	return answered
+}
+
+// At 80×24 the status bar counts the requests that wait; the approvals key opens the oldest
+// in full (command, cwd, reason, deadline, the keys of the decisions offered), a decision not
+// offered does nothing, another request is a key away, and an answer goes to approval.answer
+// and takes the request off the count; an approval.changed event reads the list again.
+func TestApprovalsCountedOpenedAndAnswered(t *testing.T) {
+	rt := newFake()
+	fleetFixture(rt)
+	answered := approvalsFixture(rt)
+	a := newTestApp(t, rt, 80, 24)
+	mustContain(t, a.view(), "⚑2 approve (!)")
+
+	a.press(a.km.Global.Approvals)
+	v := a.view()
+	mustContain(t, v, "Approve? (1 of 2)", "touch f", "/src/app", "needs to write", "in 10m", "y accept", "n decline", "c cancel the turn")
+	mustNotContain(t, v, "accept for the session") // not offered for this one
+	a.press(a.km.Approval.AcceptSession)
+	if _, done := answered.Load("ap-1"); done || !a.approvals.open {
+		t.Fatal("a decision not offered answered the request")
+	}
+	a.press(a.km.Approval.Next)
+	mustContain(t, a.view(), "Approve? (2 of 2)", "fileChange", "s accept for the session")
+	a.press(a.km.Approval.AcceptSession)
+	if d, _ := answered.Load("ap-2"); d != "acceptForSession" {
+		t.Fatalf("answered %v", d)
+	}
+	mustContain(t, a.view(), "⚑1 approve", "approval ap-2: accept")
+
+	// Answered elsewhere: the event reads the list again and the mark goes.
+	answered.Store("ap-1", "decline")
+	a.send(EventMsg(api.Event{Type: api.EventApproval, Thread: idApprovalThread, Status: model.ApprovalAnswered}))
+	mustNotContain(t, a.view(), "approve (!)")
+	a.press(a.km.Global.Approvals)
+	if a.approvals.open {
+		t.Fatal("the dialog opened with nothing pending")
+	}
+}
