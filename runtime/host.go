@@ -213,6 +213,7 @@ func (h *Host) startHarnesses(endpoint string) error {
 		Conn:        conn,
 		ThreadTools: cfg.AppServer.ThreadTools,
 		Approvals:   h.askApproval,
+		Approval:    cfg.AppServer.Approval,
 		Hide:        h.threadSecrets,
 	})
 	h.harnesses[model.NativeHarness] = h.native

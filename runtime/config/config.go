@@ -161,6 +161,9 @@ type AppServer struct {
 	// ThreadTools attaches codexhost's MCP server to every native thread codexhost starts,
 	// so its model can delegate, read and wait within a turn (runtime/mcp/threadtools.go).
 	ThreadTools bool `toml:"thread_tools,omitempty"`
+	// Approval is the approval policy of native threads started without --approval
+	// (model.ApprovalPolicies); "" is never.
+	Approval string `toml:"approval,omitempty"`
 }
 
 // Catalog lists the Codex homes the fleet catalog shows besides the default one.
@@ -290,6 +293,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.validateMarkers(); err != nil {
+		return err
+	}
+	if err := c.validateApprovals(); err != nil {
 		return err
 	}
 	return c.validateCatalog()
@@ -424,4 +430,18 @@ func (c *Config) AddClient(name string, g Grant) (string, error) {
 	}
 	c.Clients[name] = Client{TokenSHA256: HashToken(token), Scopes: scopes, AllowRawTranscripts: g.AllowRawTranscripts, AllowWriteControls: g.AllowWriteControls}
 	return token, nil
+}
+
+// validateApprovals checks [appserver] approval and [approvals].
+func (c *Config) validateApprovals() error {
+	if a := c.AppServer.Approval; a != "" && !slices.Contains(model.ApprovalPolicies, a) {
+		return model.Errorf(model.CodeInvalidArgument, "set appserver.approval to one of "+strings.Join(model.ApprovalPolicies, ", "), "config: unknown approval policy %q", a)
+	}
+	if c.Approvals.Timeout.Duration < 0 {
+		return model.Errorf(model.CodeInvalidArgument, "use a duration such as 10m", "config: approvals.timeout is negative")
+	}
+	if o := c.Approvals.Owner; o != "" && o != "operator" && !ValidName(o) {
+		return model.Errorf(model.CodeInvalidArgument, "name a client of [clients], or operator", "config: approvals.owner %q is not a client name", o)
+	}
+	return nil
 }
