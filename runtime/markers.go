@@ -48,7 +48,10 @@ func (h *Host) startMarkers() error {
 			return o.ParentThread, err
 		},
 	})
-	return h.markers.Resume()
+	if err := h.markers.Resume(); err != nil {
+		return err
+	}
+	return h.resumeMarkerPlans()
 }
 
 func (h *Host) closeMarkers() {
@@ -65,8 +68,36 @@ func (h *Host) markersEvent(ev harness.Event) {
 	}
 	h.markers.OnEvent(ev.Thread, ev.TurnStatus)
 	if ev.TurnStatus == model.TurnCompleted && ev.TurnID != "" {
+		// Durably first: a crash from here until the run is saved leaves this record, and
+		// the next runtime plans the turn again (resumeMarkerPlans).
+		if err := h.store.PutMarkerPlan(ev.Thread, ev.TurnID, h.opts.Now()); err != nil {
+			fmt.Fprintf(h.opts.Log, "marker plan of %s turn %s: %v\n", ev.Thread, ev.TurnID, err)
+		}
+		if faultPoint != nil {
+			faultPoint("marker-turn-recorded")
+		}
 		go h.markersTurnCompleted(ev.Thread, ev.TurnID)
 	}
+}
+
+// resumeMarkerPlans plans again the completed turns the last runtime recorded and did not
+// plan: their blocks run once, here.
+func (h *Host) resumeMarkerPlans() error {
+	type turn struct {
+		author model.ThreadID
+		id     string
+	}
+	var turns []turn
+	if err := h.store.MarkerPlans(func(author model.ThreadID, id string) error {
+		turns = append(turns, turn{author, id})
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, t := range turns {
+		go h.markersTurnCompleted(t.author, t.id)
+	}
+	return nil
 }
 
 // markersAuthorCancelled abandons an author's runs when `thread cancel` names it.
@@ -80,6 +111,7 @@ func (h *Host) markersTurnCompleted(author model.ThreadID, turn string) {
 	ctx, cancel := context.WithTimeout(context.Background(), readTimeoutMarkers)
 	defer cancel()
 	if rec, err := h.store.Thread(author); err == nil && rec.Goal && !h.isHandoffTask(author) {
+		_ = h.store.DeleteMarkerPlan(author, turn)
 		return // goal threads never parse blocks; a handoff task's are read to be refused
 	}
 	out, err := h.turnOutput(ctx, author, turn)
@@ -294,6 +326,13 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 	if err != nil {
 		return marker.Created{}, err
 	}
+	requestKey := ""
+	if c.Key != "" {
+		requestKey = store.RequestKey("marker", c.Key)
+		if prev, ok, err := t.h.store.Idempotent(requestKey, "", t.h.opts.Now(), 0); err == nil && ok {
+			return t.createdBefore(prev.Thread, name)
+		}
+	}
 	out := marker.Created{Harness: name, Cwd: author.Cwd}
 	cwd := author.Cwd
 	if _, ok := marker.GitTop(ctx, author.Cwd); ok {
@@ -318,7 +357,7 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 		refs = o.Refs
 	}
 	child, _, err := t.h.threads.StartChild(ctx, threads.Child{Harness: name, Cwd: cwd, Model: c.Model, Effort: c.Effort, Task: c.Prompt,
-		Parent: parent, ParentHarness: author.Harness, Refs: refs})
+		Parent: parent, ParentHarness: author.Harness, Refs: refs, RequestKey: requestKey})
 	var failed *threads.ChildError
 	switch {
 	case errors.As(err, &failed) && failed.FirstTurn:
@@ -335,6 +374,9 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 		return marker.Created{}, err
 	}
 	out.ID = string(child)
+	if faultPoint != nil {
+		faultPoint("marker-child-created")
+	}
 	return out, nil
 }
 
@@ -424,4 +466,17 @@ func (t markerThreads) ActiveThreads(_ context.Context, principal string) (int, 
 		}
 	}
 	return n, nil
+}
+
+// createdBefore is the thread an earlier plan of the same block created (the runtime
+// stopped before the run was saved), as its record and marker link say.
+func (t markerThreads) createdBefore(id model.ThreadID, harnessName string) (marker.Created, error) {
+	out := marker.Created{ID: string(id), Harness: harnessName}
+	if rec, err := t.h.store.Thread(id); err == nil {
+		out.Harness, out.Cwd = rec.Harness, rec.Cwd
+	}
+	if mc, err := t.h.store.MarkerChild(id); err == nil {
+		out.Repo, out.Worktree, out.Branch = mc.Repo, mc.Worktree, mc.Branch
+	}
+	return out, nil
 }

@@ -116,6 +116,9 @@ func (s *Store) MarkerChildren(parent model.ThreadID) (int, error) {
 func (s *Store) PutMarkerRun(r model.MarkerRun) error {
 	return s.UpdateRetry(func(tx *Tx) error {
 		tx.SyncOnCommit()
+		if err := planned(tx, r.Author, r.Turn); err != nil {
+			return err
+		}
 		return putRun(tx, r)
 	})
 }

@@ -38,8 +38,11 @@ type Store interface {
 	PutMarkerChild(model.MarkerChild) error
 	MarkerChild(model.ThreadID) (model.MarkerChild, error)
 	MarkerChildren(model.ThreadID) (int, error)
+	// PutMarkerRun also ends the turn's plan record (DeleteMarkerPlan) in the same write.
 	PutMarkerRun(model.MarkerRun) error
 	MarkerRuns(func(model.MarkerRun) error) error
+	// DeleteMarkerPlan ends the plan record of a turn that runs no blocks.
+	DeleteMarkerPlan(author model.ThreadID, turn string) error
 }
 
 // Deliver queues a run's report, exactly once, through the notification path (busy →
@@ -161,6 +164,7 @@ func (e *Engine) Active(author model.ThreadID) []model.MarkerRun {
 func (e *Engine) TurnCompleted(author model.ThreadID, turn, output string) {
 	parsed := Parse(output)
 	if len(parsed.Blocks) == 0 && parsed.DroppedFences == 0 {
+		e.planned(author, turn)
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -236,4 +240,12 @@ func (e *Engine) Resume() error {
 		}()
 	}
 	return nil
+}
+
+// planned ends the plan record of a turn whose blocks will not run (none, or its author
+// never runs them): a restart must not plan it again.
+func (e *Engine) planned(author model.ThreadID, turn string) {
+	if err := e.opts.Store.DeleteMarkerPlan(author, turn); err != nil {
+		fmt.Fprintf(e.opts.Log, "marker plan of %s turn %s: %v\n", author, turn, err)
+	}
 }

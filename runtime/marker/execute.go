@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/google/uuid"
 
@@ -21,9 +22,11 @@ func (e *Engine) execute(ctx context.Context, lr *liveRun, parsed Parsed) {
 	run := &lr.run
 	if author.Leaf {
 		e.refuseLeaf(*run, parsed)
+		e.planned(run.Author, run.Turn)
 		return
 	}
 	if author.Goal {
+		e.planned(run.Author, run.Turn)
 		return // goal threads never run blocks
 	}
 	run.Outcomes = SkippedOutcomes(parsed)
@@ -104,7 +107,9 @@ func (e *Engine) createRound(ctx context.Context, run *model.MarkerRun, author F
 			run.Outcomes = append(run.Outcomes, o)
 			continue
 		}
-		c, err := e.opts.Threads.Create(ctx, author, *b.Create)
+		cr := *b.Create
+		cr.Key = author.ID + "/" + run.Turn + "/" + strconv.Itoa(b.Seq)
+		c, err := e.opts.Threads.Create(ctx, author, cr)
 		if c.ID != "" {
 			// A thread exists (its first turn may have failed): it counts, and its worktree is
 			// kept in the record for archive and prune.
