@@ -318,16 +318,20 @@ func TestS004_RestartKeepsHandoffsAndTasks(t *testing.T) {
 func TestS004_09_ProviderKeyNeverOnDisk(t *testing.T) {
 	const secret = "sk-test-provider-value-7f3a"
 	var fakeURL string
-	th, root := handoffHost(t, hostOptions{codex: true, environ: []string{"HANDOFF_TEST_KEY=" + secret}}, func(c *config.Config) {
-		c.AppServer.Passthrough = []string{"HANDOFF_TEST_KEY"}
-	})
+	th, root := handoffHost(t, hostOptions{codex: true, environ: []string{"HANDOFF_TEST_KEY=" + secret}}, nil)
 	fakeURL = th.fake.URL()
-	th.cfg.Handoff.Providers = map[string]config.HandoffProvider{"local": {Kind: "openai-compatible", BaseURL: fakeURL, EnvKey: "HANDOFF_TEST_KEY", Model: "mock-model"}}
+	th.cfg.Handoff.Providers = map[string]config.HandoffProvider{"local": {Kind: "openai-compatible", BaseURL: fakeURL, EnvKey: "HANDOFF_TEST_KEY", Model: "mock-model"},
+		"unset": {Kind: "openai-compatible", BaseURL: fakeURL, EnvKey: "HANDOFF_UNSET_KEY", Model: "mock-model"}}
 	if err := config.Save(th.home, th.cfg); err != nil {
 		t.Fatal(err)
 	}
+	th.restart() // a fresh runtime on the config as documented: no env_passthrough needed
 	c := th.client("bot")
 	created := createHandoff(t, c, demoHandoff(projectDir(t, root, "prov")))
+	// A profile whose key is not in the runtime's environment is refused before any turn.
+	if me := callErr(t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID, Provider: "unset"}, model.CodeFailedPrecondition); !strings.Contains(me.Message, "HANDOFF_UNSET_KEY") {
+		t.Fatalf("refusal %+v", me)
+	}
 	started := call[api.TaskStartResult](t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID, Provider: "local"})
 	waitTask(t, c, started.Task.TaskID, model.TaskCompleted)
 	if got := th.fake.Requests()[0].Header.Get("Authorization"); got != "Bearer "+secret {

@@ -131,6 +131,11 @@ func (s *Service) plan(ctx context.Context, caller api.Caller, p api.TaskStartPa
 	if err != nil {
 		return plan{}, err
 	}
+	if key := provider.Profile.EnvKey; key != "" && s.opts.ProviderKey != nil {
+		if err := s.opts.ProviderKey(key); err != nil {
+			return plan{}, err
+		}
+	}
 	hid := p.HandoffID
 	switch {
 	case hid != "" && (p.Task != "" || p.ProjectPath != "" || p.Workspace != ""):
