@@ -12,6 +12,7 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/handoff"
 )
 
 // doctorReport is what `codexhost doctor` found. OK is false when something needs fixing,
@@ -32,6 +33,9 @@ type doctorConfig struct {
 	// to the canonical keys (applied), key by key.
 	Migration *config.Migration `json:"migration"`
 	Error     *model.Error      `json:"error,omitempty"`
+	// Warnings are what works but is likely not meant, e.g. an allowed project root that
+	// does not exist (handoffs ignore it).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 type doctorCodex struct {
@@ -109,6 +113,7 @@ func runDoctor(home string, fix bool, getenv func(string) string, now time.Time)
 			rep.Config.Error = model.AsError(lerr)
 		} else {
 			codexBin = cfg.CodexBin
+			rep.Config.Warnings = handoff.RootWarnings(cfg.Handoff)
 		}
 	}
 	rep.Config.OK = rep.Config.Error == nil
@@ -137,6 +142,9 @@ func printDoctor(w io.Writer, rep doctorReport) {
 		}
 	}
 	printFinding(w, rep.Config.Error)
+	for _, warn := range rep.Config.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", warn)
+	}
 	fmt.Fprintf(w, "codex   %s\n", dash(rep.Codex.Bin))
 	printFinding(w, rep.Codex.Error)
 	printStore(w, rep.Store)

@@ -69,7 +69,7 @@ func (f *handoffFlags) raw(cmd *cobra.Command) (json.RawMessage, error) {
 		if err != nil {
 			return nil, model.Errorf(model.CodeInvalidArgument, "give a readable JSON file", "read %s: %v", f.file, err)
 		}
-		return b, nil
+		return model.JSONDocument(f.file, b)
 	}
 	m := map[string]any{}
 	set := func(k string, v any, ok bool) {

@@ -49,7 +49,7 @@ func newMCPCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.clientToken, "client-token", "", "over stdio: act as this client (or "+envClientToken+"; default: the home's local operator client)")
 	f.StringVar(&o.endpoint, "endpoint", "", "runtime endpoint (or "+envEndpoint+"; default: the home's socket)")
-	f.StringVar(&listen, "listen", "", "serve Streamable HTTP on this loopback address (127.0.0.1:PORT) instead of stdio")
+	f.StringVar(&listen, "listen", "", "serve Streamable HTTP on this loopback address (127.0.0.1:PORT, [::1]:PORT or localhost:PORT) instead of stdio")
 	return cmd
 }
 
@@ -94,6 +94,7 @@ func serveMCPStdio(ctx context.Context, cmd *cobra.Command, o operatorCommand) e
 			return err
 		}
 		defer sess.Close()
+		fmt.Fprintln(cmd.ErrOrStderr(), mcp.IdentityNotice(sess.clientName(), home))
 		rt = sess
 	}
 	server := mcp.NewServer(mcp.Options{Version: Version, Logger: logger,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/codexhost/codexhost/internal/opview"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/handoff"
 )
 
 func newTaskCmd() *cobra.Command {
@@ -19,7 +20,12 @@ func newTaskCmd() *cobra.Command {
 			"derived from the handoff's allowed operations; its id is the thread's id. A task's risk is its declared level " +
 			"raised to what it asks (write, create_artifact or test commands: at least medium); above [handoff] " +
 			"auto_start_max_risk (default low) or high, it waits for the operator's confirmation. Test commands run " +
-			"inside bubblewrap: the project directory the only writable place, the codexhost and Codex homes hidden.",
+			"inside bubblewrap: the project directory the only writable place (none for a read-only task) besides a private " +
+			"temporary directory, " + handoff.ScratchDir + ", that TMPDIR, GOTMPDIR, GOCACHE and XDG_CACHE_HOME point into " +
+			"(shared by the task's test commands, removed after the last); the codexhost and Codex homes hidden. A task " +
+			"awaiting confirmation when the runtime restarts stays confirmable: Codex kept no thread without a turn, so " +
+			"`task confirm` runs it in a new thread, as a task whose replaces names the old one (which reads interrupted, " +
+			"with replacedBy).",
 	}
 	cmd.AddCommand(newTaskStartCmd(), newTaskStatusCmd(), newTaskResultCmd(), newTaskCancelCmd(), newTaskConfirmCmd())
 	return cmd

@@ -10,10 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codexhost/codexhost/model"
@@ -132,7 +134,46 @@ func callTool(t *testing.T, cs *sdk.ClientSession, name string, args any) *sdk.C
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	if !res.IsError {
+		checkOutputSchema(t, cs, name, res)
+	}
 	return res
+}
+
+// outputSchemas are the resolved outputSchemas of each session's tools/list.
+var outputSchemas sync.Map // *sdk.ClientSession → map[string]*jsonschema.Resolved
+
+// checkOutputSchema fails the test when a successful result does not match the outputSchema
+// its tool declares in tools/list.
+func checkOutputSchema(t *testing.T, cs *sdk.ClientSession, name string, res *sdk.CallToolResult) {
+	t.Helper()
+	cached, ok := outputSchemas.Load(cs)
+	if !ok {
+		ctx, cancel := context.WithTimeout(context.Background(), mcpCallTimeout)
+		defer cancel()
+		list, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		m := map[string]*jsonschema.Resolved{}
+		for _, tl := range list.Tools {
+			b, _ := json.Marshal(tl.OutputSchema)
+			var s jsonschema.Schema
+			if err := json.Unmarshal(b, &s); err != nil || tl.OutputSchema == nil {
+				t.Fatalf("%s has no outputSchema (%s)", tl.Name, b)
+			}
+			if m[tl.Name], err = s.Resolve(nil); err != nil {
+				t.Fatalf("%s: outputSchema: %v", tl.Name, err)
+			}
+		}
+		cached, _ = outputSchemas.LoadOrStore(cs, m)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var v any
+	_ = json.Unmarshal(b, &v)
+	if err := cached.(map[string]*jsonschema.Resolved)[name].Validate(v); err != nil {
+		t.Fatalf("%s: the result %.600s does not match the tool's outputSchema: %v", name, b, err)
+	}
 }
 
 // structured decodes the structured content of a successful call.

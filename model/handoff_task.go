@@ -64,12 +64,16 @@ type TaskRecord struct {
 	TimeoutMs  int64    `json:"timeoutMs"`
 	StartedBy  string   `json:"startedBy,omitempty"`
 	// ConfirmedBy is who confirmed a high-risk task; CancelledBy who cancelled it.
-	ConfirmedBy string    `json:"confirmedBy,omitempty"`
-	CancelledBy string    `json:"cancelledBy,omitempty"`
-	Reason      string    `json:"reason,omitempty"` // why it ended that way, in codexhost's words
-	CreatedAt   time.Time `json:"createdAt"`
-	StartedAt   time.Time `json:"startedAt,omitzero"`
-	Deadline    time.Time `json:"deadline,omitzero"`
-	EndedAt     time.Time `json:"endedAt,omitzero"`
-	UpdatedAt   time.Time `json:"updatedAt"`
+	ConfirmedBy string `json:"confirmedBy,omitempty"`
+	CancelledBy string `json:"cancelledBy,omitempty"`
+	Reason      string `json:"reason,omitempty"` // why it ended that way, in codexhost's words
+	// Replaces and ReplacedBy link an awaiting task whose thread a restart lost to the task
+	// its confirmation ran in a new thread.
+	Replaces   ThreadID  `json:"replaces,omitempty"`
+	ReplacedBy ThreadID  `json:"replacedBy,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	StartedAt  time.Time `json:"startedAt,omitzero"`
+	Deadline   time.Time `json:"deadline,omitzero"`
+	EndedAt    time.Time `json:"endedAt,omitzero"`
+	UpdatedAt  time.Time `json:"updatedAt"`
 }

@@ -32,7 +32,7 @@ func (h *Host) handoffService() (*handoff.Service, error) {
 	st.once.Do(func() {
 		st.svc, st.err = handoff.New(handoff.Options{
 			Home: h.opts.Home, Store: h.store, Runner: nativeTaskRunner{h: h, n: h.native}, Config: h.config,
-			Tests: h.handoffTestEnv, Hidden: h.secretDirs, Now: h.opts.Now, After: st.after, Log: h.opts.Log,
+			Tests: h.handoffTestEnv, Hidden: h.secretDirs, ProviderKey: h.providerKeyReady, Now: h.opts.Now, After: st.after, Log: h.opts.Log,
 			Ended: func(task model.ThreadID, status string) {
 				h.publish(api.Event{Type: api.EventTaskStatus, Thread: string(task), Status: status})
 			},
@@ -186,6 +186,20 @@ func (h *Host) handoffTestEnv() (handoff.TestEnv, error) {
 // (auth.json).
 func (h *Host) secretDirs() []string {
 	return append([]string{h.opts.Home, defaultCodexHome(envLookup(h.opts.Environ))}, h.config().Catalog.CodexHomes...)
+}
+
+// providerKeyReady says whether the native App Server has a provider profile's key: it was in
+// the runtime's environment, and the profile was configured, when the App Server started.
+func (h *Host) providerKeyReady(name string) error {
+	if envLookup(h.opts.Environ)(name) == "" {
+		return model.Errorf(model.CodeFailedPrecondition, "set "+name+" in the environment of `codexhost serve` (or of the terminal app) and start it again; the App Server reads the key from there",
+			"the provider profile's env_key %s is not set in the runtime's environment", name)
+	}
+	if envLookup(h.nativeEnv)(name) == "" {
+		return model.Errorf(model.CodeFailedPrecondition, "restart the runtime (`codexhost serve`) so that its App Server starts with "+name,
+			"the App Server started before a provider profile named env_key %s", name)
+	}
+	return nil
 }
 
 // lookPathIn finds an executable in a PATH value (the runtime's environment, not the process's).

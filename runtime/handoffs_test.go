@@ -318,16 +318,20 @@ func TestS004_RestartKeepsHandoffsAndTasks(t *testing.T) {
 func TestS004_09_ProviderKeyNeverOnDisk(t *testing.T) {
 	const secret = "sk-test-provider-value-7f3a"
 	var fakeURL string
-	th, root := handoffHost(t, hostOptions{codex: true, environ: []string{"HANDOFF_TEST_KEY=" + secret}}, func(c *config.Config) {
-		c.AppServer.Passthrough = []string{"HANDOFF_TEST_KEY"}
-	})
+	th, root := handoffHost(t, hostOptions{codex: true, environ: []string{"HANDOFF_TEST_KEY=" + secret}}, nil)
 	fakeURL = th.fake.URL()
-	th.cfg.Handoff.Providers = map[string]config.HandoffProvider{"local": {Kind: "openai-compatible", BaseURL: fakeURL, EnvKey: "HANDOFF_TEST_KEY", Model: "mock-model"}}
+	th.cfg.Handoff.Providers = map[string]config.HandoffProvider{"local": {Kind: "openai-compatible", BaseURL: fakeURL, EnvKey: "HANDOFF_TEST_KEY", Model: "mock-model"},
+		"unset": {Kind: "openai-compatible", BaseURL: fakeURL, EnvKey: "HANDOFF_UNSET_KEY", Model: "mock-model"}}
 	if err := config.Save(th.home, th.cfg); err != nil {
 		t.Fatal(err)
 	}
+	th.restart() // a fresh runtime on the config as documented: no env_passthrough needed
 	c := th.client("bot")
 	created := createHandoff(t, c, demoHandoff(projectDir(t, root, "prov")))
+	// A profile whose key is not in the runtime's environment is refused before any turn.
+	if me := callErr(t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID, Provider: "unset"}, model.CodeFailedPrecondition); !strings.Contains(me.Message, "HANDOFF_UNSET_KEY") {
+		t.Fatalf("refusal %+v", me)
+	}
 	started := call[api.TaskStartResult](t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID, Provider: "local"})
 	waitTask(t, c, started.Task.TaskID, model.TaskCompleted)
 	if got := th.fake.Requests()[0].Header.Get("Authorization"); got != "Bearer "+secret {
@@ -419,9 +423,9 @@ func TestS004_04_LegacyDirectFieldsStartATask(t *testing.T) {
 	callErr(t, c, api.MethodTaskStart, api.TaskStartParams{Task: "x", ProjectPath: "/etc"}, model.CodeFailedPrecondition)
 }
 
-// A high-risk task awaiting confirmation still reads awaiting after a restart. Its thread has
-// no turn yet, so Codex did not keep it: the confirmation says so, names the command that
-// starts the handoff again confirmed, and that start runs it.
+// A high-risk task awaiting confirmation still reads awaiting after a restart, and stays
+// confirmable: its thread had no turn, so Codex did not keep it, and the confirmation runs the
+// task in a new thread, as a task that names the one it replaces; the old one names it back.
 func TestS004_HighRiskConfirmedAfterARestart(t *testing.T) {
 	th, root := handoffHost(t, hostOptions{codex: true}, nil)
 	h := demoHandoff(projectDir(t, root, "later"))
@@ -434,9 +438,21 @@ func TestS004_HighRiskConfirmedAfterARestart(t *testing.T) {
 		t.Fatalf("after restart %+v", info)
 	}
 	op := th.client(config.OperatorClient)
-	if me := callErr(t, op, api.MethodTaskConfirm, api.TaskConfirmParams{TaskID: taskID}, model.CodeFailedPrecondition); !strings.Contains(me.Hint, "--confirm-high-risk") {
-		t.Fatalf("hint %q", me.Hint)
+	confirmed := call[api.TaskStartResult](t, op, api.MethodTaskConfirm, api.TaskConfirmParams{TaskID: taskID})
+	if confirmed.Task.Replaces != taskID || confirmed.Task.TaskID == taskID || confirmed.Task.ConfirmedBy != "client:"+config.OperatorClient ||
+		confirmed.Task.StartedBy != "client:bot" || confirmed.Task.HeldBecause == "" || !confirmed.Task.Network {
+		t.Fatalf("confirmed after the restart %+v", confirmed.Task)
 	}
-	again := call[api.TaskStartResult](t, op, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID, ConfirmHighRisk: true})
-	waitTask(t, op, again.Task.TaskID, model.TaskCompleted)
+	done := waitTask(t, op, confirmed.Task.TaskID, model.TaskCompleted)
+	if done.HandoffID != created.HandoffID {
+		t.Fatalf("done %+v", done)
+	}
+	old := waitTask(t, op, taskID, model.TaskInterrupted)
+	if old.ReplacedBy != confirmed.Task.TaskID || !strings.Contains(old.Reason, confirmed.Task.TaskID) {
+		t.Fatalf("the replaced task %+v", old)
+	}
+	// The bot that asked for it lists the task that ran as its own.
+	if got := waitTask(t, th.client("bot"), confirmed.Task.TaskID, model.TaskCompleted); got.Status != model.TaskCompleted {
+		t.Fatalf("bot reads %+v", got)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -79,6 +80,9 @@ type Host struct {
 
 	harnesses map[string]harness.Harness
 	native    *harness.Native
+	// nativeEnv is the environment the native App Server starts with (a provider profile's
+	// key must be in it).
+	nativeEnv []string
 	// stopPrestart ends and waits for the App Server start begun with the runtime.
 	stopPrestart func()
 
@@ -201,13 +205,18 @@ func (h *Host) startHarnesses(endpoint string) error {
 	// variable is stripped by BaseEnv, and each thread's tool shells get their own thread's
 	// connection instead, through the thread's config (harness/native_shellenv.go).
 	appEnv := append(harness.BaseEnv(h.opts.Environ, cfg.AppServer.Passthrough), conn.Vars(h.agents.ForProcess())...)
+	// The native App Server also reads the key of each [handoff.providers] profile, so that a
+	// profile works as configured; every thread's tool shells are kept from it (SecretEnv).
+	providerKeys := cfg.Handoff.ProviderEnvKeys()
+	nativeEnv := append(harness.BaseEnv(h.opts.Environ, append(slices.Clone(cfg.AppServer.Passthrough), providerKeys...)), conn.Vars(h.agents.ForProcess())...)
+	h.nativeEnv = nativeEnv
 	logDir := filepath.Join(h.opts.Home, "logs")
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
 		return err
 	}
 	h.node.SetEnv(harness.BaseEnv(h.opts.Environ, cfg.AppServer.Passthrough))
 	h.native = harness.NewNative(harness.NativeOptions{
-		Start:       h.appServerStart(cfg.CodexBin, appEnv, filepath.Join(logDir, "app-server.log")),
+		Start:       h.appServerStart(cfg.CodexBin, nativeEnv, filepath.Join(logDir, "app-server.log")),
 		OnEvent:     h.onHarnessEvent,
 		Now:         h.opts.Now,
 		Conn:        conn,
@@ -215,6 +224,7 @@ func (h *Host) startHarnesses(endpoint string) error {
 		Approvals:   h.askApproval,
 		Approval:    cfg.AppServer.Approval,
 		Hide:        h.threadSecrets,
+		SecretEnv:   providerKeys,
 	})
 	h.harnesses[model.NativeHarness] = h.native
 	if err := h.startCatalog(cfg, appEnv, logDir); err != nil {

@@ -9,18 +9,19 @@ import (
 	"github.com/codexhost/codexhost/runtime/config"
 )
 
-// A provider profile's key reaches the App Server, which sends it to the model's endpoint,
-// and never the task model's shell: `env` run by the model shows neither the key (under a
-// name no default exclude catches) nor any codexhost connection, so the task is a leaf.
+// Scenario: S004-09 — a provider profile works from config.toml as documented (no
+// env_passthrough): its key reaches the App Server, which sends it to the model's endpoint,
+// and never a model's shell: `env` run by the task's model, or by an ordinary native thread's,
+// shows neither the key (under a name no default exclude catches) nor, for the task, any
+// codexhost connection, so the task is a leaf.
 func TestProviderKeyNeverReachesTheModelsShell(t *testing.T) {
 	const secret = "provider-credential-5d1c"
-	th, root := handoffHost(t, hostOptions{codex: true, environ: []string{"LOCAL_LLM_AUTH=" + secret}}, func(c *config.Config) {
-		c.AppServer.Passthrough = []string{"LOCAL_LLM_AUTH"}
-	})
+	th, root := handoffHost(t, hostOptions{codex: true, environ: []string{"LOCAL_LLM_AUTH=" + secret}}, nil)
 	th.cfg.Handoff.Providers = map[string]config.HandoffProvider{"local": {Kind: "openai-compatible", BaseURL: th.fake.URL(), EnvKey: "LOCAL_LLM_AUTH", Model: "mock-model"}}
 	if err := config.Save(th.home, th.cfg); err != nil {
 		t.Fatal(err)
 	}
+	th.restart() // the runtime starts on a config.toml that has the profile
 	c := th.client("bot")
 	h := demoHandoff(projectDir(t, root, "shell-env"), "read")
 	h["objective"] = "Show the environment. [[mode:shell]] [[cmd:env]]"
@@ -36,6 +37,7 @@ func TestProviderKeyNeverReachesTheModelsShell(t *testing.T) {
 			outputs = append(outputs, out)
 		}
 	}
+	taskRequests := len(th.fake.Requests())
 	if len(outputs) == 0 {
 		t.Fatal("the model's shell never ran")
 	}
@@ -47,5 +49,17 @@ func TestProviderKeyNeverReachesTheModelsShell(t *testing.T) {
 		if strings.Contains(all, leak) {
 			t.Errorf("the task model's shell sees %q", leak)
 		}
+	}
+	// An ordinary native thread of the same App Server: its shell does not see the key either.
+	id := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "Show the environment. [[mode:shell]] [[cmd:env]]", Cwd: t.TempDir()}).Thread.ID
+	call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: api.WaitMs(60000)})
+	var plain []string
+	for _, r := range th.fake.Requests()[taskRequests:] {
+		if out, ok := r.ToolOutput(); ok {
+			plain = append(plain, out)
+		}
+	}
+	if got := strings.Join(plain, "\n"); !strings.Contains(got, "PATH=") || strings.Contains(got, secret) || strings.Contains(got, "LOCAL_LLM_AUTH") {
+		t.Fatalf("a native thread's shell printed %q", got)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // skillHost is a handoff host with one approved skill root holding a "docs-writer" skill
 // whose SKILL.md references a file of its own, a missing file, a file outside its folder by
 // `..` and one through a symlink; the secret each escape points at lies in the skill root.
-func skillHost(t *testing.T) (*testHost, string) {
+func skillHost(t *testing.T, clients ...string) (*testHost, string) {
 	t.Helper()
 	skills, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -40,7 +40,7 @@ func skillHost(t *testing.T) (*testHost, string) {
 	if err := os.Symlink(filepath.Join(skills, "secret.txt"), filepath.Join(dir, "references", "link.md")); err != nil {
 		t.Fatal(err)
 	}
-	th, root := handoffHost(t, hostOptions{}, func(c *config.Config) { c.Handoff.SkillRoots = []string{skills} })
+	th, root := handoffHost(t, hostOptions{clients: clients}, func(c *config.Config) { c.Handoff.SkillRoots = []string{skills} })
 	return th, root
 }
 
@@ -128,5 +128,21 @@ func TestS004_08_HandoffRecordsSkillActivations(t *testing.T) {
 	st, err := os.Stat(filepath.Join(th.home, "skills", "activations.jsonl"))
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("activations file %v %v", st, err)
+	}
+}
+
+// Scenario: S004-08 — an activation id is bound to the client that read the skill: another
+// client presenting it is refused, and gets no referenced file.
+func TestS004_08_ActivationIDIsBoundToItsClient(t *testing.T) {
+	th, _ := skillHost(t, "other")
+	bot, other := th.client("bot"), th.client("other")
+	read := call[api.SkillReadResult](t, bot, api.MethodSkillRead, api.SkillReadParams{Skill: "docs-writer"})
+	err := callErr(t, other, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer", ActivationID: read.ActivationID}, model.CodePermissionDenied)
+	if !strings.Contains(err.Hint, "skill.read") {
+		t.Fatalf("refusal %+v", err)
+	}
+	own := call[api.SkillBundleResult](t, bot, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer", ActivationID: read.ActivationID})
+	if !own.Activated || len(own.Files) < 2 {
+		t.Fatalf("the maker's own bundle %+v", own)
 	}
 }

@@ -64,6 +64,18 @@ func taskName(c *common, t api.TaskInfo) string {
 	return c.short(t.TaskID)
 }
 
+// taskAskers names who started the task and who created its handoff, when they differ.
+func taskAskers(t api.TaskInfo) string {
+	by := oneLine(t.StartedBy)
+	if by == "" {
+		by = "unknown"
+	}
+	if t.Handoff != nil && t.Handoff.CreatedBy != "" && t.Handoff.CreatedBy != t.StartedBy {
+		by += " (handoff created by " + oneLine(t.Handoff.CreatedBy) + ")"
+	}
+	return by
+}
+
 // taskStatus is a task status for people, at a fixed width.
 func taskStatus(c *common, status string) string {
 	st := c.st
@@ -134,6 +146,8 @@ func (a *App) taskKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	case t.Status == model.TaskAwaitingConfirmation:
 		lines := []string{
 			fmt.Sprintf("Task %s waits for your confirmation: its handoff is %s risk.", name, t.RiskLevel),
+			"Task id: " + oneLine(t.TaskID),
+			"Asked by: " + taskAskers(t),
 			"Operations: " + strings.Join(t.Operations, ", "),
 			"Root: " + oneLine(t.Root) + " (sandbox " + oneLine(t.Sandbox) + ")",
 			"Confirming starts it now; a confirmed high-risk task also gets network access.",

@@ -20,7 +20,7 @@ func tasksFixture(rt *fakeRuntime) {
 	rt.on(api.MethodTaskStatus, func(json.RawMessage) (any, error) {
 		return api.TaskStatusResult{Tasks: []api.TaskInfo{
 			{TaskID: idTaskHigh, Status: model.TaskAwaitingConfirmation, RiskLevel: "high", Operations: []string{"read", "write", "run_tests"},
-				Root: "/src/app", Sandbox: "workspace-write", Handoff: &api.HandoffSummary{Title: "rotate the keys"}},
+				Root: "/src/app", Sandbox: "workspace-write", StartedBy: "client:bot", Handoff: &api.HandoffSummary{Title: "rotate the keys", CreatedBy: "client:planner"}},
 			{TaskID: idTaskRun, Status: model.TaskRunning, RiskLevel: "medium", Operations: []string{"read", "write"}, Root: "/src/app", Sandbox: "workspace-write"},
 			{TaskID: idTaskDone, Status: model.TaskCompleted, RiskLevel: "low", Operations: []string{"read", "create_artifact"}, Root: "/src/docs",
 				Sandbox: "workspace-write", ChangedFiles: 3, TestsPassed: &yes, Handoff: &api.HandoffSummary{Title: "write the demo"}},

@@ -122,10 +122,14 @@ type TaskInfo struct {
 	StartedBy   string          `json:"startedBy,omitempty"`
 	ConfirmedBy string          `json:"confirmedBy,omitempty"`
 	CancelledBy string          `json:"cancelledBy,omitempty"`
-	CreatedAt   time.Time       `json:"createdAt"`
-	StartedAt   time.Time       `json:"startedAt,omitzero"`
-	Deadline    time.Time       `json:"deadline,omitzero"`
-	EndedAt     time.Time       `json:"endedAt,omitzero"`
+	// Replaces / ReplacedBy: the awaiting task a restart cut off, and the task its
+	// confirmation ran instead (a thread without a turn does not outlive its App Server).
+	Replaces   string    `json:"replaces,omitempty"`
+	ReplacedBy string    `json:"replacedBy,omitempty"`
+	CreatedAt  time.Time `json:"createdAt"`
+	StartedAt  time.Time `json:"startedAt,omitzero"`
+	Deadline   time.Time `json:"deadline,omitzero"`
+	EndedAt    time.Time `json:"endedAt,omitzero"`
 	// Evidence counts, once the turn ended.
 	ChangedFiles int   `json:"changedFileCount"`
 	TestsPassed  *bool `json:"testsPassed,omitempty"`

@@ -47,6 +47,19 @@ type HandoffProvider struct {
 	Model   string `toml:"model,omitempty"`
 }
 
+// ProviderEnvKeys are the env_key names of the provider profiles, sorted: the variables the
+// native App Server reads besides its whitelist (and no thread's shell may see).
+func (h Handoff) ProviderEnvKeys() []string {
+	var out []string
+	for _, p := range h.Providers {
+		if p.EnvKey != "" && !slices.Contains(out, p.EnvKey) {
+			out = append(out, p.EnvKey)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Provider kinds.
 const (
 	ProviderCodex            = "codex"

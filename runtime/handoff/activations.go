@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/codexhost/codexhost/runtime/api"
 )
 
 // SkillActivationRecord is one read of a skill's SKILL.md: ids, paths and a digest, no
@@ -20,7 +22,7 @@ type SkillActivationRecord struct {
 	File   string    `json:"file"`   // SKILL.md, symlinks resolved
 	Folder string    `json:"folder"` // the skill's folder, symlinks resolved
 	SHA256 string    `json:"sha256"`
-	By     string    `json:"by"`
+	By     string    `json:"by"` // the principal that read it (activationPrincipal)
 	At     time.Time `json:"at"`
 }
 
@@ -79,6 +81,15 @@ func (s *Service) activations() ([]SkillActivationRecord, error) {
 		}
 	}
 	return out, nil
+}
+
+// activationPrincipal is whom an activation belongs to: a client, or an agent's own thread.
+// An activation id proves that this principal read the skill, so no other may present it.
+func activationPrincipal(c api.Caller) string {
+	if c.Kind == api.CallerRuntime && c.Thread != "" {
+		return "thread:" + c.Thread
+	}
+	return CallerName(c)
 }
 
 // activation finds the activation id for the skill whose SKILL.md is file; ok is false when

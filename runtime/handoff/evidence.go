@@ -122,7 +122,8 @@ func addNumstat(ctx context.Context, dir string, files []ChangedFile) {
 }
 
 // gitDiff is the diff of the changed files that no deny glob matches: a denied file's content
-// never appears.
+// never appears. Tracked files are diffed against HEAD; an added file (untracked, or staged
+// by the task) as a new file against /dev/null, so a file the task created shows its content.
 func gitDiff(ctx context.Context, dir string, files []ChangedFile) string {
 	args := []string{"diff", "--relative", "HEAD", "--"}
 	n := 0
@@ -132,11 +133,37 @@ func gitDiff(ctx context.Context, dir string, files []ChangedFile) string {
 			n++
 		}
 	}
-	if n == 0 {
-		return ""
+	var b strings.Builder
+	if n > 0 {
+		out, _ := git(ctx, dir, args...)
+		b.Write(out)
 	}
-	out, _ := git(ctx, dir, args...)
-	return string(out)
+	for i := range files {
+		f := &files[i]
+		if f.DeniedBy != "" || f.Change != "added" || b.Len() > maxStoredDiff {
+			continue
+		}
+		// --no-index exits 1 when the files differ, which a new file always does.
+		out, _ := git(ctx, dir, "diff", "--no-index", "--", os.DevNull, f.Path)
+		b.Write(out)
+		if f.Added == nil {
+			added := addedLines(out)
+			zero := 0
+			f.Added, f.Deleted = &added, &zero
+		}
+	}
+	return b.String()
+}
+
+// addedLines counts the added lines of a new file's diff.
+func addedLines(diff []byte) int {
+	n := 0
+	for _, line := range bytes.Split(diff, []byte("\n")) {
+		if len(line) > 0 && line[0] == '+' && !bytes.HasPrefix(line, []byte("+++ ")) {
+			n++
+		}
+	}
+	return n
 }
 
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {

@@ -6,6 +6,7 @@ package handoff
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,25 +62,48 @@ func Resolve(pol config.Handoff, h model.Handoff) (Place, error) {
 		"%s %s is outside every allowed project root", field, dir)
 }
 
-// resolvedRoots resolves every allowed root. An empty list denies every handoff.
+// resolvedRoots resolves the allowed roots. An entry that does not exist (a machine without
+// that checkout, a root not created yet) or is not a directory is skipped, as RootWarnings
+// tells `codexhost doctor`; it never denies the handoffs of the roots that do exist. An
+// empty list, or one of which nothing exists, denies every handoff.
 func resolvedRoots(pol config.Handoff) ([]string, error) {
 	if len(pol.AllowedProjectRoots) == 0 {
 		return nil, model.Errorf(model.CodeFailedPrecondition, "add the directories handoffs may run in to "+rootsKey+" in config.toml ([handoff] section)",
 			"%s is empty: every handoff is denied", rootsKey)
 	}
 	out := make([]string, 0, len(pol.AllowedProjectRoots))
-	for i, r := range pol.AllowedProjectRoots {
-		real, err := filepath.EvalSymlinks(r)
-		if err != nil {
-			return nil, model.Errorf(model.CodeFailedPrecondition, "create the directory or remove it from "+rootsKey+" in config.toml",
-				"%s[%d] (%s) does not exist or cannot be resolved", rootsKey, i, r)
+	for _, r := range pol.AllowedProjectRoots {
+		if real, ok := rootDir(r); ok {
+			out = append(out, real)
 		}
-		if st, err := os.Stat(real); err != nil || !st.IsDir() {
-			return nil, model.Errorf(model.CodeFailedPrecondition, "list directories only in "+rootsKey, "%s[%d] (%s) is not a directory", rootsKey, i, r)
-		}
-		out = append(out, real)
+	}
+	if len(out) == 0 {
+		return nil, model.Errorf(model.CodeFailedPrecondition, "create one of the directories or list existing ones in "+rootsKey+" in config.toml (`codexhost doctor` lists them)",
+			"no entry of %s is an existing directory: every handoff is denied", rootsKey)
 	}
 	return out, nil
+}
+
+// rootDir is an allowed root resolved, when it is an existing directory.
+func rootDir(r string) (string, bool) {
+	real, err := filepath.EvalSymlinks(r)
+	if err != nil {
+		return "", false
+	}
+	st, err := os.Stat(real)
+	return real, err == nil && st.IsDir()
+}
+
+// RootWarnings names each entry of allowed_project_roots that handoffs ignore because it is
+// not an existing directory.
+func RootWarnings(pol config.Handoff) []string {
+	var out []string
+	for i, r := range pol.AllowedProjectRoots {
+		if _, ok := rootDir(r); !ok {
+			out = append(out, fmt.Sprintf("%s[%d] (%s) is not an existing directory and is ignored; create it or remove it from config.toml", rootsKey, i, r))
+		}
+	}
+	return out
 }
 
 // resolveDir resolves an absolute directory with symlinks followed.

@@ -10,6 +10,19 @@ import (
 	"github.com/codexhost/codexhost/runtime/config"
 )
 
+// A nonexistent allowed root is ignored, and named as such for `codexhost doctor`.
+func TestRootWarningsNameMissingRoots(t *testing.T) {
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	pol := config.Handoff{AllowedProjectRoots: []string{filepath.Join(base, "gone"), base}}
+	w := RootWarnings(pol)
+	if len(w) != 1 || !strings.Contains(w[0], "allowed_project_roots[0]") || !strings.Contains(w[0], "gone") || !strings.Contains(w[0], "ignored") {
+		t.Fatalf("warnings %q", w)
+	}
+	if w := RootWarnings(config.Handoff{AllowedProjectRoots: []string{base}}); len(w) != 0 {
+		t.Fatalf("warnings of an existing root %q", w)
+	}
+}
+
 func mkdirs(t *testing.T, paths ...string) {
 	t.Helper()
 	for _, p := range paths {
@@ -55,7 +68,8 @@ func TestResolvePolicy(t *testing.T) {
 		{"via the symlinked root", linkPol, handoffAt(filepath.Join(base, "rootlink", "proj")), "", ""},
 		{"symlinked root, escape", linkPol, handoffAt(filepath.Join(base, "rootlink", "escape")), model.CodeFailedPrecondition, "outside every allowed project root"},
 		{"empty roots", config.Handoff{}, handoffAt(root), model.CodeFailedPrecondition, "handoff.allowed_project_roots is empty"},
-		{"missing root", config.Handoff{AllowedProjectRoots: []string{filepath.Join(base, "nope")}}, handoffAt(root), model.CodeFailedPrecondition, "handoff.allowed_project_roots[0]"},
+		{"only a missing root", config.Handoff{AllowedProjectRoots: []string{filepath.Join(base, "nope")}}, handoffAt(root), model.CodeFailedPrecondition, "no entry of handoff.allowed_project_roots is an existing directory"},
+		{"a missing root beside one that exists", config.Handoff{AllowedProjectRoots: []string{filepath.Join(base, "nope"), root}}, handoffAt(filepath.Join(root, "proj")), "", ""},
 		{"project is a file", pol, handoffAt(filepath.Join(root, "file.txt")), model.CodeInvalidArgument, "is a file, not a directory"},
 		{"project missing", pol, handoffAt(filepath.Join(root, "gone")), model.CodeInvalidArgument, "does not exist"},
 		{"workspace", pol, model.Handoff{Workspace: "docs"}, "", ""},

@@ -30,7 +30,10 @@ type Options struct {
 	Tests func() (TestEnv, error)
 	// Hidden lists the directories no task may read: the codexhost home, the Codex homes.
 	Hidden func() []string
-	Now    func() time.Time
+	// ProviderKey, when set, says why a provider profile's env_key cannot reach the App
+	// Server (nil when it does), so a task start fails with the fix rather than the turn.
+	ProviderKey func(name string) error
+	Now         func() time.Time
 	// After is the clock of task timeouts (time.After unless a test injects one).
 	After func(time.Duration) <-chan time.Time
 	Log   io.Writer

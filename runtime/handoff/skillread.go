@@ -51,7 +51,7 @@ func (s *Service) SkillRead(ctx context.Context, caller api.Caller, p api.SkillR
 	}
 	sum := sha256.Sum256(b)
 	digest := hex.EncodeToString(sum[:])
-	id, err := s.activate(SkillActivationRecord{Skill: sk.Name, File: sk.real, Folder: sk.folder, SHA256: digest, By: CallerName(caller)})
+	id, err := s.activate(SkillActivationRecord{Skill: sk.Name, File: sk.real, Folder: sk.folder, SHA256: digest, By: activationPrincipal(caller)})
 	if err != nil {
 		return api.SkillReadResult{}, model.Errorf(model.CodeInternal, "check the home's permissions and free space", "record the activation: %v", err)
 	}
@@ -88,7 +88,12 @@ func (s *Service) SkillBundle(ctx context.Context, caller api.Caller, p api.Skil
 	for _, r := range refs {
 		out.References = append(out.References, r.Path)
 	}
-	_, out.Activated = s.activation(p.ActivationID, sk.real)
+	act, activated := s.activation(p.ActivationID, sk.real)
+	if activated && act.By != activationPrincipal(caller) {
+		return api.SkillBundleResult{}, model.Errorf(model.CodePermissionDenied, "call skill.read for this skill yourself and pass the activationId it returns you",
+			"activationId %s was made by another client; an activation is its maker's only", p.ActivationID)
+	}
+	out.Activated = activated
 	switch {
 	case p.IncludeReferences != nil && !*p.IncludeReferences:
 		return out, nil

@@ -71,12 +71,7 @@ func (s *Service) Start(ctx context.Context, caller api.Caller, p api.TaskStartP
 	held := holdReason(risk, autoStartLimit(cfg.Handoff, cfg, caller))
 	// confirmHighRisk is the operator's (the route checks it) and confirms any hold.
 	confirmed := held != "" && p.ConfirmHighRisk
-	// The thread never gets the network from thread/start: a confirmed turn gets it from its
-	// own turn/start policy, so a thread held for confirmation has none.
-	threadSandbox := DeriveSandbox(pl.handoff, pl.place.Dir, false)
-	spec := ThreadSpec{Cwd: pl.place.Dir, Approval: "never", Config: threadSandbox.threadConfig(s.hidden()), Goal: pl.handoff.Goal(), Caller: caller}
-	pl.provider.apply(&spec)
-	id, applied, err := s.opts.Runner.StartThread(ctx, spec)
+	id, threadSandbox, applied, err := s.startThread(ctx, caller, pl)
 	if err != nil {
 		return api.TaskStartResult{}, err
 	}
@@ -98,6 +93,16 @@ func (s *Service) Start(ctx context.Context, caller api.Caller, p api.TaskStartP
 	}
 	info, err := s.begin(ctx, pl, rec, CallerName(caller), confirmed)
 	return api.TaskStartResult{Task: info}, err
+}
+
+// startThread starts a task's thread under its plan, without the network: a confirmed turn
+// gets it from its own turn/start policy, so a thread held for confirmation has none.
+func (s *Service) startThread(ctx context.Context, caller api.Caller, pl plan) (model.ThreadID, Sandbox, string, error) {
+	threadSandbox := DeriveSandbox(pl.handoff, pl.place.Dir, false)
+	spec := ThreadSpec{Cwd: pl.place.Dir, Approval: "never", Config: threadSandbox.threadConfig(s.hidden()), Goal: pl.handoff.Goal(), Caller: caller}
+	pl.provider.apply(&spec)
+	id, applied, err := s.opts.Runner.StartThread(ctx, spec)
+	return id, threadSandbox, applied, err
 }
 
 // heldError is the refusal of a start held for the operator, naming the task and why.
@@ -125,6 +130,11 @@ func (s *Service) plan(ctx context.Context, caller api.Caller, p api.TaskStartPa
 	provider, err := pickProvider(pol, p.Provider)
 	if err != nil {
 		return plan{}, err
+	}
+	if key := provider.Profile.EnvKey; key != "" && s.opts.ProviderKey != nil {
+		if err := s.opts.ProviderKey(key); err != nil {
+			return plan{}, err
+		}
 	}
 	hid := p.HandoffID
 	switch {
@@ -284,13 +294,7 @@ func (s *Service) Confirm(ctx context.Context, caller api.Caller, p api.TaskConf
 	pl := plan{handoffID: rec.HandoffID, handoff: h, place: place, provider: provider, timeout: time.Duration(rec.TimeoutMs) * time.Millisecond}
 	info, err := s.begin(ctx, pl, rec, CallerName(caller), true)
 	if model.IsCode(err, model.CodeThreadNotFound) {
-		// Codex keeps a thread once its first turn starts: an awaiting task's thread does not
-		// outlive the App Server that made it. begin recorded the task failed, which frees the
-		// handoff for a new start.
-		return api.TaskStartResult{}, model.Errorf(model.CodeFailedPrecondition,
-			"start the handoff again, confirmed: `codexhost task start --handoff "+rec.HandoffID+" --confirm-high-risk`",
-			"the thread of task %s was not kept across the runtime's restart (a thread is kept once its first turn starts)", rec.ID).
-			WithDetail("handoffId", rec.HandoffID)
+		return s.reopen(ctx, caller, rec, pl)
 	}
 	return api.TaskStartResult{Task: info}, err
 }

@@ -29,6 +29,39 @@ type TestEnv struct {
 	// Hide are the directories a test command must never read: the codexhost home, the Codex
 	// homes. Each is hidden under an empty tmpfs.
 	Hide []string
+	// scratch is the task's private temporary directory on the host, shown to its test
+	// commands at ScratchDir; set for one runTestsIn.
+	scratch string
+}
+
+// ScratchDir is where a task's test commands find their private temporary directory, the one
+// place besides a writable project they may write: TMPDIR and GOTMPDIR are its tmp, GOCACHE
+// and XDG_CACHE_HOME its cache (shared by the task's commands, removed after the last one),
+// so that a build tool's temporary files and caches never land in the read-only rest of the
+// filesystem, nor in the project as changed files.
+const ScratchDir = "/tmp/codexhost-scratch"
+
+// scratchEnv is the environment that points tools at the scratch directory.
+func scratchEnv() []string {
+	return []string{"TMPDIR=" + ScratchDir + "/tmp", "GOTMPDIR=" + ScratchDir + "/tmp",
+		"GOCACHE=" + ScratchDir + "/cache/go-build", "XDG_CACHE_HOME=" + ScratchDir + "/cache"}
+}
+
+// withScratch makes the private temporary directory of one task's test commands.
+func (te TestEnv) withScratch() (TestEnv, func(), error) {
+	dir, err := os.MkdirTemp("", "codexhost-tests-")
+	if err != nil {
+		return te, nil, err
+	}
+	for _, sub := range []string{"tmp", "cache/go-build"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			_ = os.RemoveAll(dir)
+			return te, nil, err
+		}
+	}
+	te.scratch = dir
+	te.Env = append(append([]string(nil), te.Env...), scratchEnv()...)
+	return te, func() { _ = os.RemoveAll(dir) }, nil
 }
 
 // BwrapFix is the hint of every refusal to run test commands unsandboxed.
@@ -132,6 +165,9 @@ func (te TestEnv) bwrapArgs(sb Sandbox, dir string) []string {
 	args = append(args, before...)
 	args = append(args, bind, "/proc/self/fd/3", dir)
 	args = append(args, after...)
+	if te.scratch != "" {
+		args = append(args, "--bind", te.scratch, ScratchDir)
+	}
 	return append(args, "--chdir", dir)
 }
 
@@ -204,6 +240,11 @@ func runTestsIn(ctx context.Context, te TestEnv, sb Sandbox, d *heldDir, command
 	if err := d.check(); err != nil {
 		return refused(err)
 	}
+	te, cleanup, err := te.withScratch()
+	if err != nil {
+		return refused(fmt.Errorf("make the test commands' temporary directory: %w", err))
+	}
+	defer cleanup()
 	if err := te.probe(ctx, sb, d); err != nil {
 		return refused(err)
 	}

@@ -171,3 +171,44 @@ func TestTestCommandsRefusedWithoutASandbox(t *testing.T) {
 		t.Fatalf("no bwrap: %v", err)
 	}
 }
+
+// `go test ./...` runs as a test command: its temporary files and build cache go to the
+// task's private scratch directory (TMPDIR, GOTMPDIR, GOCACHE), not to the read-only rest of
+// the filesystem nor into the project, also for a read-only task; the directory is removed
+// after the last command.
+func TestTestCommandsGetAPrivateTemporaryDirectory(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go toolchain on PATH")
+	}
+	f := newSandboxFixture(t)
+	f.te.Env = []string{"PATH=" + filepath.Dir(goBin) + ":/usr/bin:/bin", "HOME=" + os.Getenv("HOME"), "LANG=C", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
+	for p, body := range map[string]string{"go.mod": "module example.com/demo\n\ngo 1.21\n",
+		"demo_test.go": "package demo\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestTemp(t *testing.T) {\n\tif err := os.WriteFile(t.TempDir()+\"/x\", nil, 0o600); err != nil {\n\t\tt.Fatal(err)\n\t}\n}\n"} {
+		if err := os.WriteFile(filepath.Join(f.dir, p), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := f.hold(t)
+	before, _ := os.ReadDir(f.dir)
+	cmds := []string{"go test ./...", `case "$TMPDIR$GOTMPDIR$GOCACHE" in */tmp/codexhost-scratch*) echo x > "$TMPDIR/x" && test -d "$GOCACHE" ;; *) exit 9 ;; esac`}
+	if testing.Short() {
+		cmds = cmds[1:] // a cold build cache costs most of a minute
+	}
+	// The read-only task is the strict case (the project is not writable either); a
+	// workspace-write one gets the same directory.
+	for _, run := range []struct {
+		sb   Sandbox
+		cmds []string
+	}{{f.readOnly, cmds}, {f.workspaceWrite, cmds[1:]}} {
+		res := runTestsIn(context.Background(), f.te, run.sb, d, run.cmds, nil)
+		for i, r := range res {
+			if r.ExitCode != 0 {
+				t.Fatalf("%s: %q: exit %d %s\n%s", run.sb.Mode, run.cmds[i], r.ExitCode, r.Error, r.OutputTail)
+			}
+		}
+	}
+	if after, _ := os.ReadDir(f.dir); len(after) != len(before) {
+		t.Fatalf("the test commands left files in the project: %v", after)
+	}
+}

@@ -37,6 +37,10 @@ type NativeOptions struct {
 	// Hide lists the paths no thread's commands may read (native_confine.go): the codexhost
 	// home, Codex's credentials and sessions. nil confines nothing beyond the sandbox mode.
 	Hide func() []string
+	// SecretEnv names variables of the App Server's environment that no thread's tool shells
+	// may see although no default exclude catches them: the env_key of each provider profile,
+	// which the App Server reads to reach the model.
+	SecretEnv []string
 }
 
 // Native runs threads in the official Codex App Server.
@@ -262,11 +266,11 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 func (n *Native) shellEnv(params *appserver.ThreadStartParams, cwd string) (bind func(model.ThreadID)) {
 	conn := n.opts.Conn
 	if conn.Tokens == nil {
-		params.Config = withToolShell(params.Config, nil, nil)
+		params.Config = withToolShell(params.Config, nil, n.opts.SecretEnv)
 		return func(model.ThreadID) {}
 	}
 	token, bind := conn.Tokens.ForNew()
-	params.Config = withToolShell(params.Config, conn.Vars(token), nil)
+	params.Config = withToolShell(params.Config, conn.Vars(token), n.opts.SecretEnv)
 	if n.opts.ThreadTools {
 		params.Config = withThreadTools(params.Config, conn, token, cwd)
 	}
@@ -279,9 +283,9 @@ func (n *Native) resumeConfig(id model.ThreadID, cwd string) map[string]any {
 	conn := n.opts.Conn
 	var cfg map[string]any
 	if conn.Tokens == nil {
-		cfg = withToolShell(nil, nil, nil)
+		cfg = withToolShell(nil, nil, n.opts.SecretEnv)
 	} else {
-		cfg = withToolShell(nil, conn.Vars(conn.TokenFor(id)), nil)
+		cfg = withToolShell(nil, conn.Vars(conn.TokenFor(id)), n.opts.SecretEnv)
 		if n.opts.ThreadTools {
 			cfg = withThreadTools(cfg, conn, conn.TokenFor(id), cwd)
 		}

@@ -37,7 +37,7 @@ func (n *Native) StartWithPolicy(ctx context.Context, req PolicyStart) (model.Th
 		ApprovalPolicy: req.Approval,
 		Sandbox:        req.Sandbox,
 		// A task thread is a leaf: its shells get no runtime connection, and no secret.
-		Config: withToolShell(req.Config, nil, req.HideEnv),
+		Config: withToolShell(req.Config, nil, append(append([]string(nil), n.opts.SecretEnv...), req.HideEnv...)),
 	})
 	if err != nil {
 		var rpc *appserver.RPCError

@@ -24,9 +24,12 @@ type Definition struct {
 	ReadOnly    bool
 	Destructive bool
 	Schema      *jsonschema.Schema
+	// Output is the schema of the structured content of a successful call (outputSchema).
+	Output *jsonschema.Schema
 
-	validator *validator
-	argsType  reflect.Type
+	validator  *validator
+	argsType   reflect.Type
+	resultType reflect.Type
 	// run decodes the validated arguments and makes the runtime calls.
 	run func(ctx context.Context, rt Runtime, args json.RawMessage) (any, error)
 }
@@ -39,9 +42,11 @@ func (d Definition) Names() []string {
 	return []string{d.Name, d.Alias}
 }
 
-// tool defines a tool whose arguments decode into A.
-func tool[A any](name, desc string, readOnly, destructive bool, schema *jsonschema.Schema, run func(context.Context, Runtime, A) (any, error)) Definition {
-	d := Definition{Name: name, Description: desc, ReadOnly: readOnly, Destructive: destructive, Schema: schema, argsType: reflect.TypeFor[A]()}
+// tool defines a tool whose arguments decode into A and whose result is an R; the tool's
+// outputSchema is derived from R.
+func tool[A, R any](name, desc string, readOnly, destructive bool, schema *jsonschema.Schema, run func(context.Context, Runtime, A) (R, error)) Definition {
+	d := Definition{Name: name, Description: desc, ReadOnly: readOnly, Destructive: destructive, Schema: schema,
+		argsType: reflect.TypeFor[A](), resultType: reflect.TypeFor[R]()}
 	if strings.Contains(name, ".") {
 		d.Alias = strings.ReplaceAll(name, ".", "_")
 	}
@@ -76,6 +81,11 @@ func mustDefinitions(defs ...Definition) []Definition {
 			panic(fmt.Sprintf("mcp: tool %s: %v", d.Name, err))
 		}
 		d.validator = v
+		if d.Output == nil {
+			if d.Output, err = outputSchema(d.resultType); err != nil {
+				panic(fmt.Sprintf("mcp: tool %s: output schema: %v", d.Name, err))
+			}
+		}
 		fields := jsonNames(d.argsType)
 		slices.Sort(fields)
 		if !slices.Equal(fields, v.names) {
@@ -86,7 +96,7 @@ func mustDefinitions(defs ...Definition) []Definition {
 }
 
 // call runs one runtime method and decodes its answer, read only after the call returns.
-func call[R any](ctx context.Context, rt Runtime, method string, params any) (any, error) {
+func call[R any](ctx context.Context, rt Runtime, method string, params any) (R, error) {
 	var r R
 	err := rt.Call(ctx, method, params, &r)
 	return r, err

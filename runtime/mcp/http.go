@@ -68,7 +68,7 @@ func NewHTTPHandler(opts HTTPOptions) *HTTPHandler {
 	h.server = NewServer(Options{Version: opts.Version, Logger: opts.Logger, Runtime: h.runtimeFor})
 	streamable := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return h.server },
 		&sdk.StreamableHTTPOptions{Logger: opts.Logger, MaxRequestBodyBytes: MaxRequestBytes})
-	h.inner = auth.RequireBearerToken(h.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h.trackSessions(streamable))
+	h.inner = challenge(auth.RequireBearerToken(h.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true}), h.trackSessions(streamable))
 	go h.sweep()
 	return h
 }
@@ -94,6 +94,26 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.inner.ServeHTTP(w, r)
+}
+
+// challenge puts `WWW-Authenticate: Bearer` on every 401 of requireToken (RFC 6750 §3):
+// without it a client cannot tell that it is to send a bearer token. Only the refusal is
+// wrapped; an authenticated request reaches next with the connection's own writer, so
+// streaming is untouched.
+func challenge(requireToken func(http.Handler) http.Handler, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cw := &challengeWriter{ResponseWriter: w}
+		requireToken(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { next.ServeHTTP(w, r) })).ServeHTTP(cw, r)
+	})
+}
+
+type challengeWriter struct{ http.ResponseWriter }
+
+func (c *challengeWriter) WriteHeader(code int) {
+	if code == http.StatusUnauthorized && c.Header().Get("WWW-Authenticate") == "" {
+		c.Header().Set("WWW-Authenticate", `Bearer realm="codexhost"`)
+	}
+	c.ResponseWriter.WriteHeader(code)
 }
 
 func tokenKey(token string) string {
@@ -210,11 +230,15 @@ func LocalHost(hostport string) bool {
 }
 
 // ListenLoopback listens on addr, which must be a loopback address: the HTTP server carries
-// client tokens and is never exposed beyond this machine.
+// client tokens and is never exposed beyond this machine. localhost is 127.0.0.1 here, not
+// whatever a resolver makes of the name.
 func ListenLoopback(addr string) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, model.Errorf(model.CodeInvalidArgument, "give --listen as 127.0.0.1:PORT", "invalid listen address %q: %v", addr, err)
+		return nil, model.Errorf(model.CodeInvalidArgument, "give --listen as 127.0.0.1:PORT or localhost:PORT", "invalid listen address %q: %v", addr, err)
+	}
+	if strings.EqualFold(host, "localhost") {
+		host, addr = "127.0.0.1", net.JoinHostPort("127.0.0.1", port)
 	}
 	ip := net.ParseIP(host)
 	if ip == nil || !ip.IsLoopback() {

@@ -25,10 +25,9 @@ func render(tool string, res any, compactJSON []byte) string {
 			}
 			fmt.Fprintf(&b, "\nskill %s: %s", a.Skill, state)
 		}
-	case map[string]any:
-		if t, ok := r["task"].(startedTask); ok {
-			fmt.Fprintf(&b, "task %s %s (handoff %s, risk %s, sandbox %s)\nnext: %s", t.TaskID, t.Status, t.HandoffID, t.RiskLevel, t.Sandbox, t.Next)
-		}
+	case startedAnswer:
+		t := r.Task
+		fmt.Fprintf(&b, "task %s %s (handoff %s, risk %s, sandbox %s)\nnext: %s", t.TaskID, t.Status, t.HandoffID, t.RiskLevel, t.Sandbox, t.Next)
 	case api.TaskStartResult:
 		writeTask(&b, r.Task)
 	case api.TaskStatusResult:

@@ -56,7 +56,7 @@ func (d Definition) tool(name string) *sdk.Tool {
 	}
 	closed := false
 	ann.OpenWorldHint = &closed
-	return &sdk.Tool{Name: name, Description: desc, InputSchema: d.Schema, Annotations: ann}
+	return &sdk.Tool{Name: name, Description: desc, InputSchema: d.Schema, OutputSchema: d.Output, Annotations: ann}
 }
 
 // handler validates the arguments, makes the runtime calls as the caller and turns the

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -26,6 +27,7 @@ type (
 		Workspace   string `json:"workspace,omitempty"`
 		Mode        string `json:"mode,omitempty"`
 		TimeoutMs   int64  `json:"timeoutMs,omitempty"`
+		Provider    string `json:"provider,omitempty"`
 	}
 	taskStatusArgs struct {
 		TaskID string `json:"taskId,omitempty"`
@@ -91,20 +93,12 @@ var toolTable = sync.OnceValue(func() []Definition { return toolList() })
 func toolList() []Definition {
 	return append([]Definition{
 		handoffCreateTool(),
-		tool("codex.task_start", "Start the local Codex runner on a handoff (pass handoffId from handoff.create; the runner prompt is built from the stored handoff), or on the legacy direct fields task with projectPath or workspace (read and write at medium risk). The task runs as a native Codex thread in the approved project root with the sandbox derived from the handoff's operations; a task whose risk (the declared level, raised to what its operations ask: write, create_artifact or test commands make it at least medium) is above [handoff] auto_start_max_risk (default low: only read-only handoffs without test commands start at once), or that is high, waits as awaitingConfirmation until the operator confirms it; the error says why. Returns at once: poll codex.status, then read codex.result.",
-			false, false,
-			object(str("handoffId", "the id handoff.create returned (handoff_…); or give task with projectPath or workspace instead", 1, 64),
-				str("task", "legacy: the task text, when no handoffId is given", 1, model.MaxObjectiveChars),
-				str("projectPath", "legacy: absolute project directory inside an allowed project root", 1, model.MaxPathChars),
-				str("workspace", "legacy: a workspace name of [handoff.workspaces]", 1, model.MaxWorkspaceNameChars),
-				enum("mode", "normal returns the compact task; debug returns the full task record (sandbox, provider, deadline, linked handoff)", "normal", "normal", "debug"),
-				integer("timeoutMs", "how long the turn may run before it is interrupted, 1000 to 600000 ms", 1000, 600000, 300000)),
-			runTaskStart),
+		taskStartTool(),
 		tool("codex.status", "List running and recent Codex runner tasks (running first, then newest), each with its linked handoff metadata; or one task by taskId. Read-only.",
 			true, false,
 			object(str("taskId", "one task's id (from codex.task_start); leave out to list", 1, 128),
 				integer("limit", "how many tasks to list, 1 to 100", 1, 100, 20)),
-			func(ctx context.Context, rt Runtime, a taskStatusArgs) (any, error) {
+			func(ctx context.Context, rt Runtime, a taskStatusArgs) (api.TaskStatusResult, error) {
 				return call[api.TaskStatusResult](ctx, rt, api.MethodTaskStatus, api.TaskStatusParams(a))
 			}),
 		tool("codex.result", "Read a task's result: status, changed files, test results, artifacts, policy violations and the linked handoff. Compact by default: set includeLog or includeDiff only when the conversation needs them (each capped to maxTextBytes). Without taskId it reads the newest tasks (limit). Read-only.",
@@ -120,7 +114,7 @@ func toolList() []Definition {
 			false, true,
 			object(str("taskId", "the task to cancel", 1, 128).req(),
 				boolean("confirm", "must be true: cancelling interrupts the Codex turn", false).req()),
-			func(ctx context.Context, rt Runtime, a api.TaskCancelParams) (any, error) {
+			func(ctx context.Context, rt Runtime, a api.TaskCancelParams) (api.TaskInfo, error) {
 				return call[api.TaskInfo](ctx, rt, api.MethodTaskCancel, a)
 			}),
 		tool("skill.route", "Rank the approved local skills for a task: each recommendation has a deterministic score and the reason. Read one with skill.read before relying on it. Read-only.",
@@ -128,7 +122,7 @@ func toolList() []Definition {
 			object(str("task", "what the skills should help with", 1, model.MaxSkillTaskChars).req(),
 				str("skillRoot", "an approved skill root (default: the first of handoff.skill_roots)", 1, model.MaxPathChars),
 				integer("maxResults", "how many recommendations, 1 to 10", 1, api.MaxSkillResults, api.DefaultSkillResults)),
-			func(ctx context.Context, rt Runtime, a api.SkillRouteParams) (any, error) {
+			func(ctx context.Context, rt Runtime, a api.SkillRouteParams) (api.SkillRouteResult, error) {
 				return call[api.SkillRouteResult](ctx, rt, api.MethodSkillRoute, a)
 			}),
 		tool("skill.read", "Read a skill's SKILL.md and activate it: the result has the content (truncated says it was cut at maxBytes) and an activationId; pass that id to skill.bundle to get the files SKILL.md references. Reads only; the activation is recorded.",
@@ -136,7 +130,7 @@ func toolList() []Definition {
 			object(str("skill", "the skill's name (from skill.route) or its folder name", 1, 256).req(),
 				str("skillRoot", "an approved skill root (default: the first)", 1, model.MaxPathChars),
 				integer("maxBytes", "how much of SKILL.md to return, 1000 to 524288 bytes", api.MinSkillReadBytes, api.MaxSkillReadBytes, api.DefaultSkillReadBytes)),
-			func(ctx context.Context, rt Runtime, a api.SkillReadParams) (any, error) {
+			func(ctx context.Context, rt Runtime, a api.SkillReadParams) (api.SkillReadResult, error) {
 				return call[api.SkillReadResult](ctx, rt, api.MethodSkillRead, a)
 			}),
 		tool("skill.bundle", "Bundle a skill: SKILL.md and the files it references inside its own folder, each with size and sha256 (and content within maxBytes). Referenced files come only with the activationId of a skill.read of this skill; references that leave the skill folder are refused. Read-only.",
@@ -147,7 +141,7 @@ func toolList() []Definition {
 				boolean("includeReferences", "include the referenced files (needs activationId)", true),
 				integer("maxReferenceFiles", "at most this many referenced files, 0 to 40", 0, api.MaxSkillReferenceFiles, api.DefaultSkillReferences),
 				integer("maxBytes", "content bytes in all, 1 to 2097152", 1, api.MaxSkillBundleBytes, api.DefaultSkillBundle)),
-			func(ctx context.Context, rt Runtime, a api.SkillBundleParams) (any, error) {
+			func(ctx context.Context, rt Runtime, a api.SkillBundleParams) (api.SkillBundleResult, error) {
 				return call[api.SkillBundleResult](ctx, rt, api.MethodSkillBundle, a)
 			}),
 	}, append(append(compatTools(), threadTools()...), approvalTools()...)...)
@@ -172,13 +166,29 @@ func handoffCreateTool() Definition {
 			integer("maxSkillContext", "how many routed skills to keep, 0 to 10", 0, model.MaxSkillContextLimit, model.DefaultSkillContext),
 			notesProp(),
 			enum("version", "the handoff format version", "1", model.HandoffVersion)),
-		func(ctx context.Context, rt Runtime, a handoffArgs) (any, error) {
+		func(ctx context.Context, rt Runtime, a handoffArgs) (api.HandoffCreateResult, error) {
 			b, err := json.Marshal(a)
 			if err != nil {
-				return nil, err
+				return api.HandoffCreateResult{}, err
 			}
 			return call[api.HandoffCreateResult](ctx, rt, api.MethodHandoffCreate, api.HandoffCreateParams{Handoff: b})
 		})
+}
+
+// taskStartTool answers the compact task, or in mode debug the full record.
+func taskStartTool() Definition {
+	d := tool("codex.task_start", "Start the local Codex runner on a handoff (pass handoffId from handoff.create; the runner prompt is built from the stored handoff), or on the legacy direct fields task with projectPath or workspace (read and write at medium risk). The task runs as a native Codex thread in the approved project root with the sandbox derived from the handoff's operations; a task whose risk (the declared level, raised to what its operations ask: write, create_artifact or test commands make it at least medium) is above [handoff] auto_start_max_risk (default low: only read-only handoffs without test commands start at once), or that is high, waits as awaitingConfirmation until the operator confirms it; the error says why. Returns at once: poll codex.status, then read codex.result.",
+		false, false,
+		object(str("handoffId", "the id handoff.create returned (handoff_…); or give task with projectPath or workspace instead", 1, 64),
+			str("task", "legacy: the task text, when no handoffId is given", 1, model.MaxObjectiveChars),
+			str("projectPath", "legacy: absolute project directory inside an allowed project root", 1, model.MaxPathChars),
+			str("workspace", "legacy: a workspace name of [handoff.workspaces]", 1, model.MaxWorkspaceNameChars),
+			enum("mode", "normal returns the compact task; debug returns the full task record (sandbox, provider, deadline, linked handoff)", "normal", "normal", "debug"),
+			integer("timeoutMs", "how long the turn may run before it is interrupted, 1000 to 600000 ms", 1000, 600000, 300000),
+			str("provider", "a [handoff.providers.NAME] profile of config.toml to run the task's model on (default: Codex's own provider)", 1, 64)),
+		runTaskStart)
+	d.Output = anyOutput(reflect.TypeFor[startedAnswer](), reflect.TypeFor[api.TaskStartResult]())
+	return d
 }
 
 func notesProp() prop {
@@ -194,7 +204,7 @@ func runTaskStart(ctx context.Context, rt Runtime, a taskStartArgs) (any, error)
 		return nil, model.Errorf(model.CodeInvalidArgument, "pass handoffId (from handoff.create), or the legacy task with projectPath or workspace", "give exactly one of handoffId and task").WithDetail("field", "handoffId")
 	}
 	var res api.TaskStartResult
-	err := rt.Call(ctx, api.MethodTaskStart, api.TaskStartParams{HandoffID: a.HandoffID, Task: a.Task, ProjectPath: a.ProjectPath, Workspace: a.Workspace, TimeoutMs: a.TimeoutMs}, &res)
+	err := rt.Call(ctx, api.MethodTaskStart, api.TaskStartParams{HandoffID: a.HandoffID, Task: a.Task, ProjectPath: a.ProjectPath, Workspace: a.Workspace, TimeoutMs: a.TimeoutMs, Provider: a.Provider}, &res)
 	if err != nil || a.Mode == "debug" {
 		return res, err
 	}
@@ -214,12 +224,17 @@ type startedTask struct {
 	Next      string `json:"next"`
 }
 
-func compactStart(t api.TaskInfo) map[string]any {
+// startedAnswer is codex.task_start's compact answer; mode debug answers api.TaskStartResult.
+type startedAnswer struct {
+	Task startedTask `json:"task"`
+}
+
+func compactStart(t api.TaskInfo) startedAnswer {
 	next := "poll codex.status with this taskId until the task ends, then call codex.result"
 	if t.Status == model.TaskAwaitingConfirmation {
 		next = "the task waits for the operator (its reason says why): ask the operator to confirm it (`codexhost task confirm " + t.TaskID + "`)"
 	}
-	return map[string]any{"task": startedTask{TaskID: t.TaskID, Link: t.Link, Status: t.Status, HandoffID: t.HandoffID, RiskLevel: t.RiskLevel,
+	return startedAnswer{Task: startedTask{TaskID: t.TaskID, Link: t.Link, Status: t.Status, HandoffID: t.HandoffID, RiskLevel: t.RiskLevel,
 		Sandbox: t.Sandbox, TimeoutMs: t.TimeoutMs, Reason: t.Reason, Next: next}}
 }
 
@@ -228,7 +243,7 @@ type resultsOf struct {
 	Results []api.TaskResult `json:"results"`
 }
 
-func runTaskResult(ctx context.Context, rt Runtime, a taskResultArgs) (any, error) {
+func runTaskResult(ctx context.Context, rt Runtime, a taskResultArgs) (resultsOf, error) {
 	ids := []string{a.TaskID}
 	if a.TaskID == "" {
 		limit := a.Limit
@@ -237,7 +252,7 @@ func runTaskResult(ctx context.Context, rt Runtime, a taskResultArgs) (any, erro
 		}
 		var st api.TaskStatusResult
 		if err := rt.Call(ctx, api.MethodTaskStatus, api.TaskStatusParams{Limit: limit}, &st); err != nil {
-			return nil, err
+			return resultsOf{}, err
 		}
 		ids = ids[:0]
 		for _, t := range st.Tasks {
@@ -249,7 +264,7 @@ func runTaskResult(ctx context.Context, rt Runtime, a taskResultArgs) (any, erro
 		var res api.TaskResult
 		p := api.TaskResultParams{TaskID: id, IncludeLog: a.IncludeLog, IncludeDiff: a.IncludeDiff, IncludeHandoff: a.IncludeHandoff, MaxTextBytes: a.MaxTextBytes}
 		if err := rt.Call(ctx, api.MethodTaskResult, p, &res); err != nil {
-			return nil, err
+			return resultsOf{}, err
 		}
 		out.Results = append(out.Results, res)
 	}
