@@ -83,6 +83,7 @@ func serveMCPStdio(ctx context.Context, cmd *cobra.Command, o operatorCommand) e
 		logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 		lazy := &lazySession{open: func(ctx context.Context) (*operatorSession, error) { return openOperator(ctx, home, o, io.Discard) }}
 		defer lazy.Close()
+		fmt.Fprintln(cmd.ErrOrStderr(), mcp.AgentNotice(conn))
 		rt = lazy
 	} else {
 		var logw io.Writer

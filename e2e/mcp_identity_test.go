@@ -44,6 +44,38 @@ func TestMCPStdioSaysWhomItActsAs(t *testing.T) {
 	}
 }
 
+// With host connection parameters (a thread's own MCP server) `codexhost mcp` says it acts
+// as that thread's agent on the runtime at their endpoint, without dialing: it answers
+// initialize although nothing listens there, and names neither a client nor the operator.
+func TestMCPStdioWithHostParametersSaysItIsTheAgentWithoutDialing(t *testing.T) {
+	endpoint := "unix://" + t.TempDir() + "/nobody-listens.sock"
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "HOME=" + t.TempDir(),
+		"CODEXHOST_RUNTIME_ENDPOINT=" + endpoint, "CODEXHOST_RUNTIME_TOKEN=not-yet-bound"}
+	cmd.Dir = t.TempDir()
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("initialize without a runtime: %v\n%s", err, stderr)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	_ = cs.Close()
+	got := stderr.String()
+	for _, w := range []string{"acting as the agent of the thread", "CODEXHOST_RUNTIME_TOKEN", "on the runtime at " + endpoint} {
+		if !strings.Contains(got, w) {
+			t.Fatalf("stderr %q lacks %q", got, w)
+		}
+	}
+	if strings.Contains(got, "home's operator") || strings.Contains(got, "acting as client") || strings.Contains(got, "not-yet-bound") {
+		t.Fatalf("stderr %q", got)
+	}
+}
+
 // Scenario: S004-01 — the README's Inspector stdio example, run as written (the home and
 // token put in), lists the tools as the client of that token.
 func TestS004_01_ReadmeInspectorStdioExample(t *testing.T) {
