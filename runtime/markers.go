@@ -40,7 +40,9 @@ func (h *Host) startMarkers() error {
 		Now:     h.opts.Now,
 		Log:     h.opts.Log,
 		Workers: cfg.WorkerSlots(),
-		Quota:   func() int { return h.config().Markers.ActiveQuota() },
+		// Read rounds are shared round robin across principals, each bounded to its share.
+		PrincipalWorkers: cfg.PrincipalSlots(),
+		Quota:            func() int { return h.config().Markers.ActiveQuota() },
 		// Names of task-create blocks are content: next to the queued messages, not in records.
 		NamesDir: filepath.Join(h.opts.Home, "marker-names"),
 		ParentOf: func(id model.ThreadID) (model.ThreadID, error) {

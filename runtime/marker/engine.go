@@ -53,8 +53,10 @@ type Options struct {
 	Deliver Deliver
 	Now     func() time.Time
 	Log     io.Writer
-	// Workers bounds the polls and waits running at once.
-	Workers int
+	// Workers bounds the read rounds of polls and waits running at once; PrincipalWorkers
+	// bounds those of one principal (0: half of Workers, at least one).
+	Workers          int
+	PrincipalWorkers int
 	// Quota is the principal's maximum of running threads before a creation round.
 	Quota func() int
 	// NamesDir keeps the task-create names of runs still to report (names.go); "" keeps
@@ -68,14 +70,13 @@ type Options struct {
 // Engine executes the blocks of completed turns.
 type Engine struct {
 	opts  Options
-	slots chan struct{}
+	sched *scheduler
 
 	mu      sync.Mutex
-	runs    map[string]*liveRun                     // by run id
-	waiters map[model.ThreadID]map[*waiter]struct{} // the reads waiting on each thread's events
-	names   map[string]map[int]string               // run id → seq → task-create name (report only)
-	results map[string]map[string]string            // run id → thread → result tail read before a restart-free report
-	refused map[model.ThreadID]int                  // author → runs in a row with no block accepted
+	runs    map[string]*liveRun          // by run id
+	names   map[string]map[int]string    // run id → seq → task-create name (report only)
+	results map[string]map[string]string // run id → thread → result tail read before a restart-free report
+	refused map[model.ThreadID]int       // author → runs in a row with no block accepted
 	wg      sync.WaitGroup
 	closed  bool
 }
@@ -100,8 +101,9 @@ func New(opts Options) *Engine {
 	if opts.Quota == nil {
 		opts.Quota = func() int { return 16 }
 	}
-	return &Engine{opts: opts, slots: make(chan struct{}, opts.Workers), runs: map[string]*liveRun{},
-		waiters: map[model.ThreadID]map[*waiter]struct{}{}, names: map[string]map[int]string{}, results: map[string]map[string]string{}}
+	e := &Engine{opts: opts, runs: map[string]*liveRun{}, names: map[string]map[int]string{}, results: map[string]map[string]string{}}
+	e.sched = newScheduler(opts.Now, opts.Workers, opts.PrincipalWorkers, e.round)
+	return e
 }
 
 // OnEvent wakes the polls and waits of the thread: it changed. An interrupted turn of an
@@ -110,11 +112,7 @@ func (e *Engine) OnEvent(thread model.ThreadID, turnStatus string) {
 	if turnStatus == model.TurnInterrupted {
 		e.AuthorCancelled(thread)
 	}
-	e.mu.Lock()
-	for w := range e.waiters[thread] {
-		w.poke()
-	}
-	e.mu.Unlock()
+	e.sched.wake(thread)
 }
 
 // AuthorCancelled abandons what has not run of the author's runs: no report is sent.
@@ -141,7 +139,11 @@ func (e *Engine) Close() {
 	}
 	e.mu.Unlock()
 	e.wg.Wait()
+	e.sched.close()
 }
+
+// PendingReads counts the polls and waits not finished yet, of every run.
+func (e *Engine) PendingReads() int { return e.sched.pendingReads() }
 
 // Active lists the runs of an author still polling or waiting.
 func (e *Engine) Active(author model.ThreadID) []model.MarkerRun {
