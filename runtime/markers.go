@@ -49,8 +49,17 @@ func (h *Host) startMarkers() error {
 			o, err := h.store.Origin(id)
 			return o.ParentThread, err
 		},
+		TurnOutput: func(ctx context.Context, author model.ThreadID, turn string) (string, error) {
+			ctx, cancel := context.WithTimeout(ctx, readTimeoutMarkers)
+			defer cancel()
+			return h.turnOutput(ctx, author, turn)
+		},
+		Fault: faultPoint,
 	})
-	return h.markers.Resume()
+	if err := h.markers.Resume(); err != nil {
+		return err
+	}
+	return h.recoverMarkerTurns()
 }
 
 func (h *Host) closeMarkers() {
@@ -66,7 +75,22 @@ func (h *Host) markersEvent(ev harness.Event) {
 		return
 	}
 	h.markers.OnEvent(ev.Thread, ev.TurnStatus)
-	if ev.TurnStatus == model.TurnCompleted && ev.TurnID != "" {
+	if ev.TurnID == "" || ev.TurnStatus == "" {
+		return
+	}
+	// The turn in flight is recorded here, in the event's order, before anything runs: a
+	// crash from now on leaves it for the next start (markers_recover.go).
+	switch ev.TurnStatus {
+	case model.TurnInProgress, model.TurnCompleted:
+		t := model.MarkerTurn{Author: ev.Thread, Turn: ev.TurnID, Completed: ev.TurnStatus == model.TurnCompleted, UpdatedAt: h.opts.Now()}
+		if err := h.store.PutMarkerTurn(t); err != nil {
+			fmt.Fprintf(h.opts.Log, "marker turn %s of %s: %v\n", ev.TurnID, ev.Thread, err)
+		}
+	default:
+		h.settleMarkerTurn(ev.Thread, ev.TurnID) // its blocks never run
+	}
+	if ev.TurnStatus == model.TurnCompleted {
+		markerFault(faultMarkerTurnCompleted)
 		go h.markersTurnCompleted(ev.Thread, ev.TurnID)
 	}
 }
@@ -82,14 +106,24 @@ func (h *Host) markersTurnCompleted(author model.ThreadID, turn string) {
 	ctx, cancel := context.WithTimeout(context.Background(), readTimeoutMarkers)
 	defer cancel()
 	if rec, err := h.store.Thread(author); err == nil && rec.Goal && !h.isHandoffTask(author) {
+		h.settleMarkerTurn(author, turn)
 		return // goal threads never parse blocks; a handoff task's are read to be refused
 	}
 	out, err := h.turnOutput(ctx, author, turn)
 	if err != nil {
+		// The turn stays in flight in the store: the next start reads it again.
 		fmt.Fprintf(h.opts.Log, "marker blocks of %s turn %s: read output: %v\n", author, turn, err)
 		return
 	}
-	h.markers.TurnCompleted(author, turn, out)
+	if !h.markers.TurnCompleted(author, turn, out) {
+		h.settleMarkerTurn(author, turn) // no blocks: nothing to plan
+	}
+}
+
+func (h *Host) settleMarkerTurn(author model.ThreadID, turn string) {
+	if err := h.store.SettleMarkerTurn(author, turn); err != nil {
+		fmt.Fprintf(h.opts.Log, "marker turn %s of %s: %v\n", turn, author, err)
+	}
 }
 
 // turnOutput joins the assistant messages of one turn: the App Server's items of a native

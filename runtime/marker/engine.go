@@ -2,12 +2,9 @@ package marker
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"sync"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/codexhost/codexhost/model"
 )
@@ -39,6 +36,9 @@ type Store interface {
 	MarkerChild(model.ThreadID) (model.MarkerChild, error)
 	MarkerChildren(model.ThreadID) (int, error)
 	PutMarkerRun(model.MarkerRun) error
+	// PlanMarkerRun records a new planned run and settles its turn; store.ErrPlanned when
+	// the turn was planned before.
+	PlanMarkerRun(model.MarkerRun) error
 	MarkerRuns(func(model.MarkerRun) error) error
 }
 
@@ -65,6 +65,11 @@ type Options struct {
 	// ParentOf is the delegation parent of a thread ("" when it has none); with it the
 	// generation guard counts through delegations between marker creations.
 	ParentOf func(model.ThreadID) (model.ThreadID, error)
+	// TurnOutput reads a turn's assistant output again, for a run planned before a restart.
+	TurnOutput func(ctx context.Context, author model.ThreadID, turn string) (string, error)
+	// Fault is the crash tests' hook at FaultRunPlanned and FaultBlockStarted; nil in
+	// ordinary builds.
+	Fault func(point string)
 }
 
 // Engine executes the blocks of completed turns.
@@ -158,34 +163,6 @@ func (e *Engine) Active(author model.ThreadID) []model.MarkerRun {
 	return out
 }
 
-// TurnCompleted runs the blocks of an author's completed turn, in the background: creation
-// and control at once, then polls and waits in the worker pool, then one report.
-func (e *Engine) TurnCompleted(author model.ThreadID, turn, output string) {
-	parsed := Parse(output)
-	if len(parsed.Blocks) == 0 && parsed.DroppedFences == 0 {
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	id, err := uuid.NewV7()
-	if err != nil {
-		cancel()
-		fmt.Fprintf(e.opts.Log, "marker run of %s: %v\n", author, err)
-		return
-	}
-	now := e.opts.Now()
-	lr := &liveRun{cancel: cancel, run: model.MarkerRun{ID: id.String(), Author: author, Turn: turn, State: model.MarkerRunning,
-		Dropped: parsed.DroppedFences, Truncated: parsed.Truncated, StartedAt: now, UpdatedAt: now}}
-	if !e.track(lr) {
-		cancel()
-		return
-	}
-	go func() {
-		defer e.wg.Done()
-		defer e.untrack(lr)
-		e.execute(ctx, lr, parsed)
-	}()
-}
-
 func (e *Engine) track(lr *liveRun) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -206,36 +183,30 @@ func (e *Engine) untrack(lr *liveRun) {
 	lr.cancel()
 }
 
-// Resume restores the runs the last runtime left running: their polls and waits go on until
-// their absolute deadlines, and each is reported once.
+// Resume restores the runs the last runtime left: planned ones run what had not run, and the
+// polls and waits of running ones go on until their absolute deadlines; each is reported once.
 func (e *Engine) Resume() error {
 	var runs []model.MarkerRun
 	if err := e.opts.Store.MarkerRuns(func(r model.MarkerRun) error {
-		if r.State == model.MarkerRunning {
+		if r.State == model.MarkerRunning || r.State == model.MarkerPlanned {
 			runs = append(runs, r)
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
-	running := map[string]bool{}
+	live := map[string]bool{}
 	for _, r := range runs {
-		running[r.ID] = true
+		live[r.ID] = true
 	}
-	e.sweepNames(running)
+	e.sweepNames(live)
 	for _, r := range runs {
 		e.loadNames(r.ID)
-		ctx, cancel := context.WithCancel(context.Background())
-		lr := &liveRun{run: r, cancel: cancel, saved: true}
-		if !e.track(lr) {
-			cancel()
-			return nil
+		if r.State == model.MarkerPlanned {
+			e.launch(r, e.resumePlanned)
+		} else {
+			e.launch(r, e.finish)
 		}
-		go func() {
-			defer e.wg.Done()
-			defer e.untrack(lr)
-			e.finish(ctx, lr)
-		}()
 	}
 	return nil
 }
