@@ -149,3 +149,35 @@ func TestS002_04_ImmediatePollServedBesideAThousandWaits(t *testing.T) {
 	defer threads.mu.Unlock()
 	t.Logf("immediate task-poll reported after %v with %d waits pending (%d rounds read)", elapsed, want, threads.reads)
 }
+
+// BenchmarkImmediatePollBesideAThousandWaits reports how long an immediate task-poll of one
+// principal takes from its turn's end to its report while five others keep 1,000 waits
+// pending (ms/poll).
+func BenchmarkImmediatePollBesideAThousandWaits(b *testing.B) {
+	const want = 1000
+	reports := make(chan model.MarkerRun, 16)
+	e := New(Options{Threads: &pollThreads{}, Store: &memStore{runs: map[string]model.MarkerRun{}},
+		Deliver: func(run model.MarkerRun, _ string) error { reports <- run; return nil }})
+	defer e.Close()
+	var waits strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&waits, "```task-poll\n{\"task_id\":%q,\"interval_seconds\":60,\"timeout_seconds\":3600,\"chars\":%d}\n```\n", wakeTarget, 200+i)
+	}
+	for a := range want / 5 {
+		e.TurnCompleted(model.ThreadID(fmt.Sprintf("author-%d-%d", a%5, a)), "turn", waits.String())
+	}
+	for e.PendingReads() < want {
+		time.Sleep(time.Millisecond)
+	}
+	poll := "```task-poll\n{\"task_id\":\"" + wakeTarget + "\",\"timeout_seconds\":0}\n```\n"
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		e.TurnCompleted(model.ThreadID(fmt.Sprintf("author-late-%d", i)), "turn", poll)
+		<-reports
+	}
+	b.ReportMetric(time.Since(start).Seconds()*1000/float64(b.N), "ms/poll")
+	if n := e.PendingReads(); n != want {
+		b.Fatalf("%d waits pending, want %d", n, want)
+	}
+}
