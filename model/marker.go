@@ -100,11 +100,26 @@ type MarkerCleanup struct {
 
 // Marker run states.
 const (
+	// MarkerPlanned: the turn's blocks are to run; creation and control are not finished.
+	// Recorded before any block runs, so that a crash leaves the plan, never nothing.
+	MarkerPlanned   = "planned"
 	MarkerRunning   = "running"   // polls or waits still to finish
 	MarkerReported  = "reported"  // the report is queued for delivery (exactly once)
 	MarkerAbandoned = "abandoned" // the author was cancelled: nothing more runs, no report
 	MarkerHeld      = "held"      // nothing of the author's last runs was accepted: no report, which ends a loop
+	MarkerNotRun    = "notRun"    // the author may not run blocks (a goal thread or a handoff task): no report
 )
+
+// MarkerTurn is a turn in flight: written when the turn starts, marked completed the moment
+// its completion is heard, and settled once its blocks are planned or it ended otherwise, so
+// that a turn which completed just before a crash is found and planned at the next start.
+type MarkerTurn struct {
+	V         int       `json:"v"`
+	Author    ThreadID  `json:"author"`
+	Turn      string    `json:"turn"`
+	Completed bool      `json:"completed,omitempty"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
 
 // MarkerPending is a poll or wait not finished yet. Its deadline is absolute, so a restart
 // resumes it where it was.
@@ -120,18 +135,21 @@ type MarkerPending struct {
 	Once bool `json:"once,omitempty"`
 }
 
-// MarkerRun is the durable state of one author turn's blocks after creation and control ran:
+// MarkerRun is the durable state of one author turn's blocks, from their plan to the report:
 // the outcomes so far and the reads still waiting.
 type MarkerRun struct {
-	V         int             `json:"v"`
-	ID        string          `json:"id"`
-	Author    ThreadID        `json:"author"`
-	Turn      string          `json:"turn"`
-	State     string          `json:"state"`
-	Outcomes  []MarkerOutcome `json:"outcomes"`
-	Pending   []MarkerPending `json:"pending,omitempty"`
-	Dropped   int             `json:"dropped,omitempty"`
-	Truncated bool            `json:"truncated,omitempty"`
-	StartedAt time.Time       `json:"startedAt"`
-	UpdatedAt time.Time       `json:"updatedAt"`
+	V        int             `json:"v"`
+	ID       string          `json:"id"`
+	Author   ThreadID        `json:"author"`
+	Turn     string          `json:"turn"`
+	State    string          `json:"state"`
+	Outcomes []MarkerOutcome `json:"outcomes"`
+	Pending  []MarkerPending `json:"pending,omitempty"`
+	// Started are the creation and control blocks (by seq) that began while the run was
+	// planned; one without an outcome was cut short by a crash and is never run again.
+	Started   []int     `json:"started,omitempty"`
+	Dropped   int       `json:"dropped,omitempty"`
+	Truncated bool      `json:"truncated,omitempty"`
+	StartedAt time.Time `json:"startedAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }

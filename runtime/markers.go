@@ -40,18 +40,26 @@ func (h *Host) startMarkers() error {
 		Now:     h.opts.Now,
 		Log:     h.opts.Log,
 		Workers: cfg.WorkerSlots(),
-		Quota:   func() int { return h.config().Markers.ActiveQuota() },
+		// Read rounds are shared round robin across principals, each bounded to its share.
+		PrincipalWorkers: cfg.PrincipalSlots(),
+		Quota:            func() int { return h.config().Markers.ActiveQuota() },
 		// Names of task-create blocks are content: next to the queued messages, not in records.
 		NamesDir: filepath.Join(h.opts.Home, "marker-names"),
 		ParentOf: func(id model.ThreadID) (model.ThreadID, error) {
 			o, err := h.store.Origin(id)
 			return o.ParentThread, err
 		},
+		TurnOutput: func(ctx context.Context, author model.ThreadID, turn string) (string, error) {
+			ctx, cancel := context.WithTimeout(ctx, readTimeoutMarkers)
+			defer cancel()
+			return h.turnOutput(ctx, author, turn)
+		},
+		Fault: faultPoint,
 	})
 	if err := h.markers.Resume(); err != nil {
 		return err
 	}
-	return h.resumeMarkerPlans()
+	return h.recoverMarkerTurns()
 }
 
 func (h *Host) closeMarkers() {
@@ -67,37 +75,24 @@ func (h *Host) markersEvent(ev harness.Event) {
 		return
 	}
 	h.markers.OnEvent(ev.Thread, ev.TurnStatus)
-	if ev.TurnStatus == model.TurnCompleted && ev.TurnID != "" {
-		// Durably first: a crash from here until the run is saved leaves this record, and
-		// the next runtime plans the turn again (resumeMarkerPlans).
-		if err := h.store.PutMarkerPlan(ev.Thread, ev.TurnID, h.opts.Now()); err != nil {
-			fmt.Fprintf(h.opts.Log, "marker plan of %s turn %s: %v\n", ev.Thread, ev.TurnID, err)
+	if ev.TurnID == "" || ev.TurnStatus == "" {
+		return
+	}
+	// The turn in flight is recorded here, in the event's order, before anything runs: a
+	// crash from now on leaves it for the next start (markers_recover.go).
+	switch ev.TurnStatus {
+	case model.TurnInProgress, model.TurnCompleted:
+		t := model.MarkerTurn{Author: ev.Thread, Turn: ev.TurnID, Completed: ev.TurnStatus == model.TurnCompleted, UpdatedAt: h.opts.Now()}
+		if err := h.store.PutMarkerTurn(t); err != nil {
+			fmt.Fprintf(h.opts.Log, "marker turn %s of %s: %v\n", ev.TurnID, ev.Thread, err)
 		}
-		if faultPoint != nil {
-			faultPoint("marker-turn-recorded")
-		}
+	default:
+		h.settleMarkerTurn(ev.Thread, ev.TurnID) // its blocks never run
+	}
+	if ev.TurnStatus == model.TurnCompleted {
+		markerFault(faultMarkerTurnCompleted)
 		go h.markersTurnCompleted(ev.Thread, ev.TurnID)
 	}
-}
-
-// resumeMarkerPlans plans again the completed turns the last runtime recorded and did not
-// plan: their blocks run once, here.
-func (h *Host) resumeMarkerPlans() error {
-	type turn struct {
-		author model.ThreadID
-		id     string
-	}
-	var turns []turn
-	if err := h.store.MarkerPlans(func(author model.ThreadID, id string) error {
-		turns = append(turns, turn{author, id})
-		return nil
-	}); err != nil {
-		return err
-	}
-	for _, t := range turns {
-		go h.markersTurnCompleted(t.author, t.id)
-	}
-	return nil
 }
 
 // markersAuthorCancelled abandons an author's runs when `thread cancel` names it.
@@ -111,15 +106,24 @@ func (h *Host) markersTurnCompleted(author model.ThreadID, turn string) {
 	ctx, cancel := context.WithTimeout(context.Background(), readTimeoutMarkers)
 	defer cancel()
 	if rec, err := h.store.Thread(author); err == nil && rec.Goal && !h.isHandoffTask(author) {
-		_ = h.store.DeleteMarkerPlan(author, turn)
+		h.settleMarkerTurn(author, turn)
 		return // goal threads never parse blocks; a handoff task's are read to be refused
 	}
 	out, err := h.turnOutput(ctx, author, turn)
 	if err != nil {
+		// The turn stays in flight in the store: the next start reads it again.
 		fmt.Fprintf(h.opts.Log, "marker blocks of %s turn %s: read output: %v\n", author, turn, err)
 		return
 	}
-	h.markers.TurnCompleted(author, turn, out)
+	if !h.markers.TurnCompleted(author, turn, out) {
+		h.settleMarkerTurn(author, turn) // no blocks: nothing to plan
+	}
+}
+
+func (h *Host) settleMarkerTurn(author model.ThreadID, turn string) {
+	if err := h.store.SettleMarkerTurn(author, turn); err != nil {
+		fmt.Fprintf(h.opts.Log, "marker turn %s of %s: %v\n", turn, author, err)
+	}
 }
 
 // turnOutput joins the assistant messages of one turn: the App Server's items of a native
@@ -326,13 +330,6 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 	if err != nil {
 		return marker.Created{}, err
 	}
-	requestKey := ""
-	if c.Key != "" {
-		requestKey = store.RequestKey("marker", c.Key)
-		if prev, ok, err := t.h.store.Idempotent(requestKey, "", t.h.opts.Now(), 0); err == nil && ok {
-			return t.createdBefore(prev.Thread, name)
-		}
-	}
 	out := marker.Created{Harness: name, Cwd: author.Cwd}
 	cwd := author.Cwd
 	if _, ok := marker.GitTop(ctx, author.Cwd); ok {
@@ -357,7 +354,7 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 		refs = o.Refs
 	}
 	child, _, err := t.h.threads.StartChild(ctx, threads.Child{Harness: name, Cwd: cwd, Model: c.Model, Effort: c.Effort, Task: c.Prompt,
-		Parent: parent, ParentHarness: author.Harness, Refs: refs, RequestKey: requestKey})
+		Parent: parent, ParentHarness: author.Harness, Refs: refs})
 	var failed *threads.ChildError
 	switch {
 	case errors.As(err, &failed) && failed.FirstTurn:
@@ -374,9 +371,6 @@ func (t markerThreads) Create(ctx context.Context, author marker.Facts, c marker
 		return marker.Created{}, err
 	}
 	out.ID = string(child)
-	if faultPoint != nil {
-		faultPoint("marker-child-created")
-	}
 	return out, nil
 }
 
@@ -466,17 +460,4 @@ func (t markerThreads) ActiveThreads(_ context.Context, principal string) (int, 
 		}
 	}
 	return n, nil
-}
-
-// createdBefore is the thread an earlier plan of the same block created (the runtime
-// stopped before the run was saved), as its record and marker link say.
-func (t markerThreads) createdBefore(id model.ThreadID, harnessName string) (marker.Created, error) {
-	out := marker.Created{ID: string(id), Harness: harnessName}
-	if rec, err := t.h.store.Thread(id); err == nil {
-		out.Harness, out.Cwd = rec.Harness, rec.Cwd
-	}
-	if mc, err := t.h.store.MarkerChild(id); err == nil {
-		out.Repo, out.Worktree, out.Branch = mc.Repo, mc.Worktree, mc.Branch
-	}
-	return out, nil
 }

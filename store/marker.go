@@ -116,9 +116,6 @@ func (s *Store) MarkerChildren(parent model.ThreadID) (int, error) {
 func (s *Store) PutMarkerRun(r model.MarkerRun) error {
 	return s.UpdateRetry(func(tx *Tx) error {
 		tx.SyncOnCommit()
-		if err := planned(tx, r.Author, r.Turn); err != nil {
-			return err
-		}
 		return putRun(tx, r)
 	})
 }
@@ -167,5 +164,20 @@ func (s *Store) MarkerRuns(fn func(model.MarkerRun) error) error {
 	})
 }
 
-// DeleteMarkerRun removes a finished run.
-func (s *Store) DeleteMarkerRun(id string) error { return s.DeleteSync(PrefixMarkerRun, id) }
+// DeleteMarkerRun removes a finished run and its turn's index entry.
+func (s *Store) DeleteMarkerRun(id string) error {
+	return s.UpdateRetry(func(tx *Tx) error {
+		tx.SyncOnCommit()
+		var r MarkerRunRecord
+		if err := tx.Get(PrefixMarkerRun, id, &r); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return nil
+			}
+			return err
+		}
+		if err := tx.Delete(prefixMarkerRunTurn, string(r.Author)+"/"+r.Turn); err != nil {
+			return err
+		}
+		return tx.Delete(PrefixMarkerRun, id)
+	})
+}

@@ -13,8 +13,12 @@ type Markers struct {
 	// MaxActiveThreads is the quota of a principal: a creation round is skipped whole when
 	// the principal already has this many threads running. 0 is DefaultMaxActiveThreads.
 	MaxActiveThreads int `toml:"max_active_threads,omitempty"`
-	// Workers bounds the polls and waits running at once; 0 is DefaultMarkerWorkers.
+	// Workers bounds the read rounds of polls and waits running at once (a wait holds a slot
+	// only while it reads, never while it sleeps); 0 is DefaultMarkerWorkers.
 	Workers int `toml:"workers,omitempty"`
+	// WorkersPerPrincipal bounds the slots one principal holds at once, so that one
+	// principal's reads never keep another's waiting; 0 is half of the workers.
+	WorkersPerPrincipal int `toml:"workers_per_principal,omitempty"`
 	// Executors maps the executors `docker` and `cloud` of a task-create block to a harness;
 	// an executor not mapped here is refused with that reason.
 	Executors map[string]string `toml:"executors,omitempty"`
@@ -48,13 +52,23 @@ func (m Markers) WorkerSlots() int {
 	return DefaultMarkerWorkers
 }
 
+// PrincipalSlots is the configured share of one principal, or half of the slots (at least
+// one); never more than the slots.
+func (m Markers) PrincipalSlots() int {
+	all := m.WorkerSlots()
+	if m.WorkersPerPrincipal > 0 {
+		return min(m.WorkersPerPrincipal, all)
+	}
+	return max(1, (all+1)/2)
+}
+
 // MayRetry reports whether a client's agents hold the retry grant.
 func (m Markers) MayRetry(client string) bool { return slices.Contains(m.RetryClients, client) }
 
 func (c *Config) validateMarkers() error {
 	m := c.Markers
-	if m.MaxActiveThreads < 0 || m.Workers < 0 || m.Workers > 256 {
-		return model.Errorf(model.CodeInvalidArgument, "set markers.max_active_threads to a positive number and markers.workers from 1 to 256, or remove them", "config: markers limits out of range")
+	if m.MaxActiveThreads < 0 || m.Workers < 0 || m.Workers > 256 || m.WorkersPerPrincipal < 0 || m.WorkersPerPrincipal > 256 {
+		return model.Errorf(model.CodeInvalidArgument, "set markers.max_active_threads to a positive number and markers.workers and markers.workers_per_principal from 1 to 256, or remove them", "config: markers limits out of range")
 	}
 	if m.WorktreeDir != "" && !filepath.IsAbs(m.WorktreeDir) {
 		return model.Errorf(model.CodeInvalidArgument, "set markers.worktree_dir to an absolute path outside your repositories, or remove it", "config: markers.worktree_dir %q is not absolute", m.WorktreeDir)

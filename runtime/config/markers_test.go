@@ -24,7 +24,16 @@ func TestMarkersConfigRoundTripAndValidation(t *testing.T) {
 	if (Markers{}).ActiveQuota() != DefaultMaxActiveThreads {
 		t.Fatal("default quota")
 	}
-	for _, bad := range []string{"[markers.executors]\nk8s = \"codex\"\n", "[markers.executors]\ndocker = \"nope\"\n", "[markers]\nmax_active_threads = -1\n"} {
+	for _, tc := range []struct {
+		m    Markers
+		want int
+	}{{Markers{}, DefaultMarkerWorkers / 2}, {Markers{Workers: 1}, 1}, {Markers{Workers: 3}, 2},
+		{Markers{Workers: 4, WorkersPerPrincipal: 9}, 4}, {Markers{WorkersPerPrincipal: 1}, 1}} {
+		if got := tc.m.PrincipalSlots(); got != tc.want {
+			t.Fatalf("%+v: share %d, want %d", tc.m, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"[markers.executors]\nk8s = \"codex\"\n", "[markers.executors]\ndocker = \"nope\"\n", "[markers]\nmax_active_threads = -1\n", "[markers]\nworkers_per_principal = -2\n"} {
 		if err := os.WriteFile(filepath.Join(home, FileName), []byte(bad), 0o600); err != nil {
 			t.Fatal(err)
 		}

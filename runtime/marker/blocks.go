@@ -68,9 +68,6 @@ const (
 
 // Create is a valid task-create block. Name is for the report only.
 type Create struct {
-	// Key names this block of this turn (author/turn/seq), so a turn planned again after a
-	// crash finds the thread it created before instead of making a second.
-	Key      string
 	Prompt   string
 	Name     string
 	Model    string

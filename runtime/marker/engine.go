@@ -2,12 +2,9 @@ package marker
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"sync"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/codexhost/codexhost/model"
 )
@@ -38,11 +35,11 @@ type Store interface {
 	PutMarkerChild(model.MarkerChild) error
 	MarkerChild(model.ThreadID) (model.MarkerChild, error)
 	MarkerChildren(model.ThreadID) (int, error)
-	// PutMarkerRun also ends the turn's plan record (DeleteMarkerPlan) in the same write.
 	PutMarkerRun(model.MarkerRun) error
+	// PlanMarkerRun records a new planned run and settles its turn; store.ErrPlanned when
+	// the turn was planned before.
+	PlanMarkerRun(model.MarkerRun) error
 	MarkerRuns(func(model.MarkerRun) error) error
-	// DeleteMarkerPlan ends the plan record of a turn that runs no blocks.
-	DeleteMarkerPlan(author model.ThreadID, turn string) error
 }
 
 // Deliver queues a run's report, exactly once, through the notification path (busy →
@@ -56,8 +53,10 @@ type Options struct {
 	Deliver Deliver
 	Now     func() time.Time
 	Log     io.Writer
-	// Workers bounds the polls and waits running at once.
-	Workers int
+	// Workers bounds the read rounds of polls and waits running at once; PrincipalWorkers
+	// bounds those of one principal (0: half of Workers, at least one).
+	Workers          int
+	PrincipalWorkers int
 	// Quota is the principal's maximum of running threads before a creation round.
 	Quota func() int
 	// NamesDir keeps the task-create names of runs still to report (names.go); "" keeps
@@ -66,19 +65,23 @@ type Options struct {
 	// ParentOf is the delegation parent of a thread ("" when it has none); with it the
 	// generation guard counts through delegations between marker creations.
 	ParentOf func(model.ThreadID) (model.ThreadID, error)
+	// TurnOutput reads a turn's assistant output again, for a run planned before a restart.
+	TurnOutput func(ctx context.Context, author model.ThreadID, turn string) (string, error)
+	// Fault is the crash tests' hook at FaultRunPlanned and FaultBlockStarted; nil in
+	// ordinary builds.
+	Fault func(point string)
 }
 
 // Engine executes the blocks of completed turns.
 type Engine struct {
 	opts  Options
-	slots chan struct{}
+	sched *scheduler
 
 	mu      sync.Mutex
-	runs    map[string]*liveRun                     // by run id
-	waiters map[model.ThreadID]map[*waiter]struct{} // the reads waiting on each thread's events
-	names   map[string]map[int]string               // run id → seq → task-create name (report only)
-	results map[string]map[string]string            // run id → thread → result tail read before a restart-free report
-	refused map[model.ThreadID]int                  // author → runs in a row with no block accepted
+	runs    map[string]*liveRun          // by run id
+	names   map[string]map[int]string    // run id → seq → task-create name (report only)
+	results map[string]map[string]string // run id → thread → result tail read before a restart-free report
+	refused map[model.ThreadID]int       // author → runs in a row with no block accepted
 	wg      sync.WaitGroup
 	closed  bool
 }
@@ -103,8 +106,9 @@ func New(opts Options) *Engine {
 	if opts.Quota == nil {
 		opts.Quota = func() int { return 16 }
 	}
-	return &Engine{opts: opts, slots: make(chan struct{}, opts.Workers), runs: map[string]*liveRun{},
-		waiters: map[model.ThreadID]map[*waiter]struct{}{}, names: map[string]map[int]string{}, results: map[string]map[string]string{}}
+	e := &Engine{opts: opts, runs: map[string]*liveRun{}, names: map[string]map[int]string{}, results: map[string]map[string]string{}}
+	e.sched = newScheduler(opts.Now, opts.Workers, opts.PrincipalWorkers, e.round)
+	return e
 }
 
 // OnEvent wakes the polls and waits of the thread: it changed. An interrupted turn of an
@@ -113,11 +117,7 @@ func (e *Engine) OnEvent(thread model.ThreadID, turnStatus string) {
 	if turnStatus == model.TurnInterrupted {
 		e.AuthorCancelled(thread)
 	}
-	e.mu.Lock()
-	for w := range e.waiters[thread] {
-		w.poke()
-	}
-	e.mu.Unlock()
+	e.sched.wake(thread)
 }
 
 // AuthorCancelled abandons what has not run of the author's runs: no report is sent.
@@ -144,7 +144,11 @@ func (e *Engine) Close() {
 	}
 	e.mu.Unlock()
 	e.wg.Wait()
+	e.sched.close()
 }
+
+// PendingReads counts the polls and waits not finished yet, of every run.
+func (e *Engine) PendingReads() int { return e.sched.pendingReads() }
 
 // Active lists the runs of an author still polling or waiting.
 func (e *Engine) Active(author model.ThreadID) []model.MarkerRun {
@@ -157,35 +161,6 @@ func (e *Engine) Active(author model.ThreadID) []model.MarkerRun {
 		}
 	}
 	return out
-}
-
-// TurnCompleted runs the blocks of an author's completed turn, in the background: creation
-// and control at once, then polls and waits in the worker pool, then one report.
-func (e *Engine) TurnCompleted(author model.ThreadID, turn, output string) {
-	parsed := Parse(output)
-	if len(parsed.Blocks) == 0 && parsed.DroppedFences == 0 {
-		e.planned(author, turn)
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	id, err := uuid.NewV7()
-	if err != nil {
-		cancel()
-		fmt.Fprintf(e.opts.Log, "marker run of %s: %v\n", author, err)
-		return
-	}
-	now := e.opts.Now()
-	lr := &liveRun{cancel: cancel, run: model.MarkerRun{ID: id.String(), Author: author, Turn: turn, State: model.MarkerRunning,
-		Dropped: parsed.DroppedFences, Truncated: parsed.Truncated, StartedAt: now, UpdatedAt: now}}
-	if !e.track(lr) {
-		cancel()
-		return
-	}
-	go func() {
-		defer e.wg.Done()
-		defer e.untrack(lr)
-		e.execute(ctx, lr, parsed)
-	}()
 }
 
 func (e *Engine) track(lr *liveRun) bool {
@@ -208,44 +183,30 @@ func (e *Engine) untrack(lr *liveRun) {
 	lr.cancel()
 }
 
-// Resume restores the runs the last runtime left running: their polls and waits go on until
-// their absolute deadlines, and each is reported once.
+// Resume restores the runs the last runtime left: planned ones run what had not run, and the
+// polls and waits of running ones go on until their absolute deadlines; each is reported once.
 func (e *Engine) Resume() error {
 	var runs []model.MarkerRun
 	if err := e.opts.Store.MarkerRuns(func(r model.MarkerRun) error {
-		if r.State == model.MarkerRunning {
+		if r.State == model.MarkerRunning || r.State == model.MarkerPlanned {
 			runs = append(runs, r)
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
-	running := map[string]bool{}
+	live := map[string]bool{}
 	for _, r := range runs {
-		running[r.ID] = true
+		live[r.ID] = true
 	}
-	e.sweepNames(running)
+	e.sweepNames(live)
 	for _, r := range runs {
 		e.loadNames(r.ID)
-		ctx, cancel := context.WithCancel(context.Background())
-		lr := &liveRun{run: r, cancel: cancel, saved: true}
-		if !e.track(lr) {
-			cancel()
-			return nil
+		if r.State == model.MarkerPlanned {
+			e.launch(r, e.resumePlanned)
+		} else {
+			e.launch(r, e.finish)
 		}
-		go func() {
-			defer e.wg.Done()
-			defer e.untrack(lr)
-			e.finish(ctx, lr)
-		}()
 	}
 	return nil
-}
-
-// planned ends the plan record of a turn whose blocks will not run (none, or its author
-// never runs them): a restart must not plan it again.
-func (e *Engine) planned(author model.ThreadID, turn string) {
-	if err := e.opts.Store.DeleteMarkerPlan(author, turn); err != nil {
-		fmt.Fprintf(e.opts.Log, "marker plan of %s turn %s: %v\n", author, turn, err)
-	}
 }

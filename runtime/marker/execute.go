@@ -4,57 +4,68 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-
-	"github.com/google/uuid"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/store"
 )
 
-// execute runs one turn's blocks: creation and control now, polls and waits durably after.
+// execute runs one planned turn's blocks: creation and control now, each exactly once,
+// polls and waits durably after. What already has an outcome (before a restart) is kept.
 func (e *Engine) execute(ctx context.Context, lr *liveRun, parsed Parsed) {
-	author, err := e.opts.Threads.Facts(ctx, string(lr.run.Author))
-	if err != nil {
-		fmt.Fprintf(e.opts.Log, "marker run of %s: read author: %v\n", lr.run.Author, err)
-		return
-	}
 	run := &lr.run
-	if author.Leaf {
+	author, err := e.opts.Threads.Facts(ctx, string(run.Author))
+	switch {
+	case err != nil && missing(err):
+		e.endRun(run, model.MarkerAbandoned)
+		return
+	case err != nil:
+		// Still planned: the next start tries again.
+		fmt.Fprintf(e.opts.Log, "marker run of %s: read author: %v\n", run.Author, err)
+		return
+	case author.Leaf:
 		e.refuseLeaf(*run, parsed)
-		e.planned(run.Author, run.Turn)
+		e.endRun(run, model.MarkerNotRun)
+		return
+	case author.Goal:
+		e.endRun(run, model.MarkerNotRun) // goal threads never run blocks
 		return
 	}
-	if author.Goal {
-		e.planned(run.Author, run.Turn)
-		return // goal threads never run blocks
+	decided := decidedSeqs(*run)
+	for _, o := range SkippedOutcomes(parsed) {
+		if !decided[o.Seq] {
+			run.Outcomes = append(run.Outcomes, o)
+		}
 	}
-	run.Outcomes = SkippedOutcomes(parsed)
 	for _, b := range parsed.Blocks {
 		if b.Create != nil { // skipped ones too: a duplicate or over-limit block shows its name
 			e.rememberName(run.ID, b.Seq, b.Create.Name)
 		}
 	}
 	plan := Plan(parsed)
-	e.createRound(ctx, run, author, plan)
+	e.createRound(ctx, run, author, plan, decided)
 	for _, b := range plan {
 		switch {
+		case decided[b.Seq] || b.Tool == ToolCreate:
 		case b.Tool == ToolPoll || b.Tool == ToolWait:
 			e.queueRead(run, b)
+		case ctx.Err() != nil && e.isClosed():
+			return // the runtime is stopping: the plan stays, and the next start goes on
 		case ctx.Err() != nil:
-			// The author was cancelled (or the runtime is stopping): what has not run is abandoned.
+			// The author was cancelled: what has not run is abandoned.
 			run.Outcomes = append(run.Outcomes, Outcome{Seq: b.Seq, Info: b.Info, Tool: b.Tool, Decision: Skipped, Code: SkipAbandoned, Targets: targetsOf(b)})
 		case b.Tool == ToolCancel || b.Tool == ToolRetry:
-			run.Outcomes = append(run.Outcomes, e.control(ctx, author, b))
+			e.step(run, b, func() Outcome { return e.control(ctx, author, b) })
 		}
+	}
+	if ctx.Err() != nil && e.isClosed() {
+		return
 	}
 	e.audit(*run, parsed)
 	if err := e.saveNames(run.ID); err != nil {
 		fmt.Fprintf(e.opts.Log, "marker run %s: names: %v\n", run.ID, err)
 	}
-	if err := e.opts.Store.PutMarkerRun(*run); err != nil {
-		fmt.Fprintf(e.opts.Log, "marker run %s: save: %v\n", run.ID, err)
-	}
+	run.State = model.MarkerRunning
+	e.save(run)
 	e.mu.Lock()
 	lr.saved = true
 	e.mu.Unlock()
@@ -71,12 +82,12 @@ func (e *Engine) refuseLeaf(run model.MarkerRun, parsed Parsed) {
 	e.audit(run, parsed)
 }
 
-// createRound checks the principal's quota once, then runs each creation behind the
-// generation and direct-children guards.
-func (e *Engine) createRound(ctx context.Context, run *model.MarkerRun, author Facts, plan []Block) {
+// createRound checks the principal's quota once, then runs each creation not decided yet
+// behind the generation and direct-children guards, each exactly once.
+func (e *Engine) createRound(ctx context.Context, run *model.MarkerRun, author Facts, plan []Block, decided map[int]bool) {
 	var creates []Block
 	for _, b := range plan {
-		if b.Tool == ToolCreate {
+		if b.Tool == ToolCreate && !decided[b.Seq] {
 			creates = append(creates, b)
 		}
 	}
@@ -91,40 +102,48 @@ func (e *Engine) createRound(ctx context.Context, run *model.MarkerRun, author F
 	}
 	gen := e.generation(author)
 	for _, b := range creates {
-		o := Outcome{Seq: b.Seq, Info: b.Info, Tool: b.Tool, Name: b.Create.Name}
 		e.rememberName(run.ID, b.Seq, b.Create.Name)
-		if quotaHit != "" {
-			o.Decision, o.Code, o.Detail = Skipped, RefuseQuota, quotaHit
-			run.Outcomes = append(run.Outcomes, o)
-			continue
+		if ctx.Err() != nil && e.isClosed() {
+			return // the plan stays for the next start
 		}
-		children, err := e.opts.Store.MarkerChildren(model.ThreadID(author.ID))
-		if err != nil {
-			children = MaxDirectChildren // unknown: fail closed
-		}
-		if r := CheckCreate(gen, children); !r.OK() {
-			o.Decision, o.Code, o.Detail = Skipped, r.Code, r.Detail
-			run.Outcomes = append(run.Outcomes, o)
-			continue
-		}
-		cr := *b.Create
-		cr.Key = author.ID + "/" + run.Turn + "/" + strconv.Itoa(b.Seq)
-		c, err := e.opts.Threads.Create(ctx, author, cr)
-		if c.ID != "" {
-			// A thread exists (its first turn may have failed): it counts, and its worktree is
-			// kept in the record for archive and prune.
-			e.recordChild(run.Turn, author, gen, c)
-		}
-		switch {
-		case err == nil:
-			o.Decision, o.Created = Accepted, &c
-		case model.IsCode(err, model.CodeFailedPrecondition):
-			o.Decision, o.Code, o.Detail = Rejected, "create_refused", model.AsError(err).Message
-		default:
-			o.Decision, o.Code, o.Detail = Rejected, "create_failed", short(err.Error())
-		}
-		run.Outcomes = append(run.Outcomes, o)
+		e.step(run, b, func() Outcome { return e.create(ctx, run.Turn, author, gen, quotaHit, b) })
 	}
+}
+
+// create runs one task-create block behind the quota, generation and children guards.
+func (e *Engine) create(ctx context.Context, turn string, author Facts, gen int, quotaHit string, b Block) Outcome {
+	o := Outcome{Seq: b.Seq, Info: b.Info, Tool: b.Tool, Name: b.Create.Name}
+	if quotaHit != "" {
+		o.Decision, o.Code, o.Detail = Skipped, RefuseQuota, quotaHit
+		return o
+	}
+	if ctx.Err() != nil {
+		o.Decision, o.Code = Skipped, SkipAbandoned
+		return o
+	}
+	children, err := e.opts.Store.MarkerChildren(model.ThreadID(author.ID))
+	if err != nil {
+		children = MaxDirectChildren // unknown: fail closed
+	}
+	if r := CheckCreate(gen, children); !r.OK() {
+		o.Decision, o.Code, o.Detail = Skipped, r.Code, r.Detail
+		return o
+	}
+	c, err := e.opts.Threads.Create(ctx, author, *b.Create)
+	if c.ID != "" {
+		// A thread exists (its first turn may have failed): it counts, and its worktree is
+		// kept in the record for archive and prune.
+		e.recordChild(turn, author, gen, c)
+	}
+	switch {
+	case err == nil:
+		o.Decision, o.Created = Accepted, &c
+	case model.IsCode(err, model.CodeFailedPrecondition):
+		o.Decision, o.Code, o.Detail = Rejected, "create_refused", model.AsError(err).Message
+	default:
+		o.Decision, o.Code, o.Detail = Rejected, "create_failed", short(err.Error())
+	}
+	return o
 }
 
 // recordChild keeps the marker-creation record of a created thread, with its worktree.
@@ -250,11 +269,8 @@ func (e *Engine) audit(run model.MarkerRun, parsed Parsed) {
 		} else if ok && o.Created != nil {
 			a.Created = model.ThreadID(o.Created.ID)
 		}
-		id, err := uuid.NewV7()
-		if err != nil {
-			continue
-		}
-		a.ID = id.String()
+		// One id per run and block: written again after a restart, it replaces, not adds.
+		a.ID = fmt.Sprintf("%s-%03d", run.ID, b.Seq)
 		audits = append(audits, a)
 	}
 	if err := e.opts.Store.PutMarkerAudits(audits); err != nil {

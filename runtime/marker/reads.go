@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/codexhost/codexhost/model"
@@ -25,25 +24,22 @@ func (e *Engine) finish(ctx context.Context, lr *liveRun) {
 		fmt.Fprintf(e.opts.Log, "marker run %s: read author: %v\n", run.ID, err)
 		author = Facts{ID: string(run.Author)}
 	}
-	results := make([]Outcome, len(run.Pending))
-	var wg sync.WaitGroup
-	for i, p := range run.Pending {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if p.Once && !e.sleepUntil(ctx, p.Deadline) {
-				return // a once read sleeps without a slot
-			}
-			select {
-			case e.slots <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-e.slots }()
-			results[i] = e.read(ctx, author, p)
-		}()
+	// The reads sleep in the scheduler, not here: they hold a slot only while reading a round.
+	principal := author.Principal
+	if principal == "" {
+		principal = string(run.Author) // unknown: a share of its own, never another's
 	}
-	wg.Wait()
+	jobs := make([]*readJob, len(run.Pending))
+	for i, p := range run.Pending {
+		jobs[i] = e.sched.submit(ctx, principal, author, p)
+	}
+	results := make([]Outcome, len(run.Pending))
+	for i, j := range jobs {
+		select {
+		case results[i] = <-j.done:
+		case <-ctx.Done():
+		}
+	}
 	if ctx.Err() != nil {
 		if e.isClosed() {
 			return
@@ -113,93 +109,66 @@ func (e *Engine) reportText(run model.MarkerRun) string {
 	return Report{Turn: run.Turn, Outcomes: outs, DroppedFences: run.Dropped, Truncated: run.Truncated}.Text()
 }
 
-// read runs one poll or wait: targets that fail the target gate are settled at once; the rest
-// are read together each round until every one is terminal or the deadline passes.
-func (e *Engine) read(ctx context.Context, author Facts, p model.MarkerPending) Outcome {
-	o := Outcome{Seq: p.Seq, Info: p.Info, Tool: p.Tool, Decision: Accepted, Targets: p.Targets}
-	views := make([]ThreadView, len(p.Targets))
-	open := map[int]bool{}
-	for i, id := range p.Targets {
-		s := e.snapshot(ctx, author, id)
-		if r := CheckTarget(s, id); !r.OK() {
-			views[i] = ThreadView{ID: id, Refusal: r.Code, Detail: r.Detail}
-			continue
-		}
-		open[i] = true
-	}
-	if p.Once {
-		if len(open) > 0 {
-			e.readRound(ctx, p, views, open) // at the deadline: finish slept until it
-		}
-		o.Views = views
-		return o
-	}
-	var ids []string
-	for i := range open {
-		ids = append(ids, p.Targets[i])
-	}
-	w := e.listen(ids)
-	defer e.forget(w)
-	for len(open) > 0 {
-		e.readRound(ctx, p, views, open)
-		e.forgetSettled(w, p.Targets, open)
-		if len(open) == 0 || ctx.Err() != nil {
-			break
-		}
-		left := p.Deadline.Sub(e.opts.Now())
-		if left <= 0 {
-			for i := range open {
-				views[i].TimedOut = true
+// round reads one round of a poll or wait, in a slot. The first checks the target gates
+// (refused targets are settled at once) and, but for a once read, starts hearing the open
+// targets' events; each reads every open target together. True when the read is finished:
+// every target terminal, its deadline passed, or a once read done.
+func (e *Engine) round(j *readJob) bool {
+	ctx := j.ctx
+	if !j.started {
+		j.started = true
+		var ids []model.ThreadID
+		for i, id := range j.p.Targets {
+			s := e.snapshot(ctx, j.author, id)
+			if r := CheckTarget(s, id); !r.OK() {
+				j.views[i] = ThreadView{ID: id, Refusal: r.Code, Detail: r.Detail}
+				continue
 			}
-			break
+			j.open[i] = true
+			ids = append(ids, model.ThreadID(id))
 		}
-		timer := time.NewTimer(min(left, p.Interval))
-		select {
-		case <-ctx.Done():
-		case <-w.wake:
-		case <-timer.C:
-		}
-		timer.Stop()
-	}
-	o.Views = views
-	return o
-}
-
-// onceRecheck is how often a once read compares the clock with its deadline: the clock is
-// injected (Options.Now), so a sleep of the whole wait could outlast a clock moved ahead.
-const onceRecheck = time.Second
-
-// sleepUntil waits until Now reaches deadline, events or not; false when ctx ends first.
-func (e *Engine) sleepUntil(ctx context.Context, deadline time.Time) bool {
-	for {
-		left := deadline.Sub(e.opts.Now())
-		if left <= 0 {
+		if len(j.open) == 0 {
 			return true
 		}
-		timer := time.NewTimer(min(left, onceRecheck))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return false
-		case <-timer.C:
+		if j.p.Once {
+			e.readRound(ctx, j.p, j.views, j.open) // at the deadline: it slept until then
+			return true
 		}
+		e.sched.listen(j, ids)
 	}
+	e.readRound(ctx, j.p, j.views, j.open)
+	e.forgetSettled(j)
+	if len(j.open) == 0 || ctx.Err() != nil {
+		return true
+	}
+	if !j.p.Deadline.After(e.opts.Now()) {
+		for i := range j.open {
+			j.views[i].TimedOut = true
+		}
+		return true
+	}
+	return false
 }
 
-// forgetSettled stops listening to the targets no longer open.
-func (e *Engine) forgetSettled(w *waiter, targets []string, open map[int]bool) {
+// onceRecheck is how often the scheduler compares the clock with the next deadline: the
+// clock is injected (Options.Now), so a sleep of the whole wait could outlast a clock moved
+// ahead.
+const onceRecheck = time.Second
+
+// forgetSettled stops hearing the targets no longer open.
+func (e *Engine) forgetSettled(j *readJob) {
+	still := map[model.ThreadID]bool{}
+	for i := range j.open {
+		still[model.ThreadID(j.p.Targets[i])] = true
+	}
 	var settled []model.ThreadID
-	for _, id := range w.threads {
-		still := false
-		for i := range open {
-			still = still || targets[i] == string(id)
-		}
-		if !still {
+	for _, id := range e.sched.listened(j) {
+		if !still[id] {
 			settled = append(settled, id)
 		}
 	}
 	if len(settled) > 0 {
-		e.forget(w, settled...)
+		e.sched.forget(j, settled)
 	}
 }
 

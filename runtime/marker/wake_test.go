@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/codexhost/codexhost/model"
 )
@@ -14,36 +15,31 @@ const (
 	wakeOther  = "019a0000-0000-7000-8000-0000000000c0"
 )
 
-func TestAWaiterHearsOnlyItsOwnTargets(t *testing.T) {
-	e := New(Options{})
-	w := e.listen([]string{wakeTarget, wakeTarget, wakeOther})
-	if len(w.threads) != 2 || e.listening(wakeTarget) != 1 || e.listening(wakeOther) != 1 {
-		t.Fatalf("threads %v", w.threads)
+func TestAReadHearsOnlyItsOwnTargets(t *testing.T) {
+	s := newScheduler(time.Now, 1, 1, func(*readJob) bool { return false })
+	j := &readJob{index: -1, state: jobReading}
+	s.listen(j, []model.ThreadID{wakeTarget, wakeTarget, wakeOther})
+	if len(j.threads) != 2 || s.listening(wakeTarget) != 1 || s.listening(wakeOther) != 1 {
+		t.Fatalf("threads %v", j.threads)
 	}
-	e.OnEvent(wakeAuthor, model.TurnCompleted)
-	select {
-	case <-w.wake:
-		t.Fatal("an event of another thread woke the waiter")
-	default:
+	s.wake(wakeAuthor)
+	if j.woken {
+		t.Fatal("an event of another thread woke the read")
 	}
-	e.OnEvent(wakeTarget, "")
-	e.OnEvent(wakeTarget, "")
-	<-w.wake // two events, one token: one read round sees both
-	select {
-	case <-w.wake:
-		t.Fatal("tokens piled up")
-	default:
+	s.wake(wakeTarget)
+	s.wake(wakeTarget) // two events, one more round: it sees both
+	if !j.woken {
+		t.Fatal("the target's event did not wake the read")
 	}
-	e.forget(w, wakeOther)
-	e.OnEvent(wakeOther, "")
-	select {
-	case <-w.wake:
-		t.Fatal("a forgotten thread woke the waiter")
-	default:
+	j.woken = false
+	s.forget(j, []model.ThreadID{wakeOther})
+	s.wake(wakeOther)
+	if j.woken || len(j.threads) != 1 {
+		t.Fatalf("a forgotten thread woke the read (threads %v)", j.threads)
 	}
-	e.forget(w)
-	if e.listening(wakeTarget) != 0 || len(e.waiters) != 0 {
-		t.Fatalf("waiters left: %v", e.waiters)
+	s.forget(j, []model.ThreadID{wakeTarget})
+	if s.listening(wakeTarget) != 0 || len(s.byThread) != 0 {
+		t.Fatalf("listeners left: %v", s.byThread)
 	}
 }
 
@@ -102,8 +98,6 @@ func (s *memStore) MarkerChild(model.ThreadID) (model.MarkerChild, error) {
 	return model.MarkerChild{}, model.Errorf(model.CodeThreadNotFound, "", "none")
 }
 func (s *memStore) MarkerChildren(model.ThreadID) (int, error)    { return 0, nil }
-func (s *memStore) DeleteMarkerPlan(model.ThreadID, string) error { return nil }
-
 func (s *memStore) PutMarkerRun(r model.MarkerRun) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -121,14 +115,15 @@ func (s *memStore) MarkerRuns(fn func(model.MarkerRun) error) error {
 	return nil
 }
 
-// woken counts the reads listening to a thread that hold a wake token: the next thing each
-// of them does after its round is another round.
+// woken counts the reads hearing a thread whose next thing after their round is another.
 func (e *Engine) woken(id model.ThreadID) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.sched.mu.Lock()
+	defer e.sched.mu.Unlock()
 	n := 0
-	for w := range e.waiters[id] {
-		n += len(w.wake)
+	for j := range e.sched.byThread[id] {
+		if j.woken || j.state == jobReady {
+			n++
+		}
 	}
 	return n
 }
@@ -153,7 +148,7 @@ func TestS002_05_AWaitWakesOnlyForItsTargetsEvents(t *testing.T) {
 		e.OnEvent(wakeOther, model.TurnCompleted)
 		e.OnEvent(wakeAuthor, "")
 	}
-	if n := e.woken(wakeTarget); n != 0 || e.listening(wakeTarget) != 1 {
+	if n := e.woken(wakeTarget); n != 0 || e.sched.listening(wakeTarget) != 1 {
 		t.Fatalf("events of other threads woke %d waits", n)
 	}
 	e.OnEvent(wakeTarget, "")
@@ -167,7 +162,7 @@ func TestS002_05_AWaitWakesOnlyForItsTargetsEvents(t *testing.T) {
 	threads.stop()
 	threads.release <- struct{}{}
 	<-reports
-	if e.listening(wakeTarget) != 0 {
+	if e.sched.listening(wakeTarget) != 0 {
 		t.Fatal("the settled target is still listened to")
 	}
 }

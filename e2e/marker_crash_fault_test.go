@@ -9,24 +9,24 @@ import (
 	"time"
 )
 
-// markerAuthorConfig adds author, a harness whose turn prints its task back: a task holding a
+// mfAuthorConfig adds author, a harness whose turn prints its task back: a task holding a
 // marker block makes a turn whose output holds it.
-const markerAuthorConfig = "\n[harnesses.author]\ncommand = [\"cat\"]\n"
+const mfAuthorConfig = "\n[harnesses.author]\ncommand = [\"cat\"]\n"
 
 // Scenario: S002 (nothing lost at a crash) — the runtime dies right after it learned that a
-// turn with a task-create block completed (before the block was read), or right after the
-// block created its thread (before the run was saved). After a restart the block has run
-// exactly once: one created thread, and one report as the author's next turn, also after a
-// second restart.
-func TestMarkerBlocksOfACompletedTurnSurviveACrash(t *testing.T) {
-	for _, point := range []string{"marker-turn-recorded", "marker-child-created"} {
+// turn with a task-create block completed (before the block was read), or right after it
+// recorded the turn's plan (before any block ran). After a restart the block has run exactly
+// once: one created thread, and one report as the author's next turn, also after a second
+// restart.
+func TestMarkerBlocksSurviveACrashAtEachFaultPoint(t *testing.T) {
+	for _, point := range []string{"marker-turn-completed", "marker-run-planned"} {
 		t.Run(point, func(t *testing.T) {
 			h := newWCHome(t)
 			f, err := os.OpenFile(filepath.Join(h.dir, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := f.WriteString(markerAuthorConfig); err != nil {
+			if _, err := f.WriteString(mfAuthorConfig); err != nil {
 				t.Fatal(err)
 			}
 			f.Close()
@@ -43,23 +43,23 @@ func TestMarkerBlocksOfACompletedTurnSurviveACrash(t *testing.T) {
 			}
 
 			h.start()
-			children, reports := markerOutcome(t, h, author.ID, 30*time.Second)
+			children, reports := mfOutcome(t, h, author.ID, 30*time.Second)
 			if children != 1 || reports != 1 {
 				t.Fatalf("after the restart: %d created threads and %d reports, want 1 and 1", children, reports)
 			}
 			h.stop()
 			h.start()
 			time.Sleep(2 * time.Second) // what a third plan would do, it does at start
-			if c, r := markerOutcome(t, h, author.ID, 0); c != 1 || r != 1 {
+			if c, r := mfOutcome(t, h, author.ID, 0); c != 1 || r != 1 {
 				t.Fatalf("after a second restart: %d created threads and %d reports, want 1 and 1", c, r)
 			}
 		})
 	}
 }
 
-// markerOutcome waits up to timeout for the author's created thread and report, and returns
+// mfOutcome waits up to timeout for the author's created thread and report, and returns
 // how many of each there are.
-func markerOutcome(t *testing.T, h *wcHome, author string, timeout time.Duration) (children, reports int) {
+func mfOutcome(t *testing.T, h *wcHome, author string, timeout time.Duration) (children, reports int) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
