@@ -97,7 +97,7 @@ func (s *memStore) PutMarkerChild(model.MarkerChild) error    { return nil }
 func (s *memStore) MarkerChild(model.ThreadID) (model.MarkerChild, error) {
 	return model.MarkerChild{}, model.Errorf(model.CodeThreadNotFound, "", "none")
 }
-func (s *memStore) MarkerChildren(model.ThreadID) (int, error)    { return 0, nil }
+func (s *memStore) MarkerChildren(model.ThreadID) (int, error) { return 0, nil }
 func (s *memStore) PutMarkerRun(r model.MarkerRun) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
