@@ -2,6 +2,8 @@ package api
 
 import (
 	"encoding/json"
+
+	"github.com/codexhost/codexhost/model"
 )
 
 // Event is one change pushed to subscribers.
@@ -20,6 +22,8 @@ type Event struct {
 	Install *CodexInstallProgress `json:"install,omitempty"`
 	// Delta is the text fragment of a thread.delta event (delta.go).
 	Delta *ThreadDelta `json:"delta,omitempty"`
+	// Usage is the thread's new total of a thread.usage event (numbers only).
+	Usage *model.Usage `json:"usage,omitempty"`
 }
 
 // Event types.
@@ -28,4 +32,5 @@ const (
 	EventThreadProgress = "thread.progress" // a message of the running turn completed
 	EventClientLog      = "client.event"    // Thread holds the client's name
 	EventCatalogHost    = "catalog.host"    // a host of a catalog.sessions call settled (Catalog)
+	EventThreadUsage    = "thread.usage"    // a thread reported token usage (Usage: its new total)
 )

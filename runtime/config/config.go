@@ -194,6 +194,8 @@ type Config struct {
 	Handoff Handoff `toml:"handoff,omitempty"`
 	// Markers tunes marker blocks (markers.go).
 	Markers Markers `toml:"markers,omitempty"`
+	// Usage holds optional prices of token usage (usage.go).
+	Usage Usage `toml:"usage,omitempty"`
 }
 
 // The patterns are compiled on first use: a bounded repeat compiles into a long program,
@@ -276,6 +278,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.validateHandoff(); err != nil {
+		return err
+	}
+	if err := c.validateUsage(); err != nil {
 		return err
 	}
 	if err := c.validateMarkers(); err != nil {
