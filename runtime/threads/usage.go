@@ -8,9 +8,9 @@ import (
 	"github.com/codexhost/codexhost/runtime/route"
 )
 
-// usageOf is the public view of a thread's recorded usage; nil when it reported none (or the
+// UsageOf is the public view of a thread's recorded usage; nil when it reported none (or the
 // record cannot be read: a view shows it unknown rather than failing the read).
-func (s *Service) usageOf(id model.ThreadID) *model.Usage {
+func (s *Service) UsageOf(id model.ThreadID) *model.Usage {
 	if s.deps.Store == nil {
 		return nil
 	}
