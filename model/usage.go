@@ -261,3 +261,12 @@ func TurnsUsage(turns []TurnUsage, prices PriceBook) *Usage {
 	v.EstimatedCost = cost
 	return v
 }
+
+// TotalUsage sums views (nil ones count nothing); nil when all are nil.
+func TotalUsage(us ...*Usage) *Usage {
+	var sum *Usage
+	for _, u := range us {
+		sum = SumUsage(sum, u)
+	}
+	return sum
+}

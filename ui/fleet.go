@@ -109,6 +109,8 @@ type fleetPane struct {
 	titleRows int // of them, the rows the title search alone lets through (fleet_filter.go)
 	// cwdMax and branchMax are the widest cwd and branch of the rows shown (renderRow).
 	cwdMax, branchMax int
+	// usageMax is the widest usage cell of the rows shown (0: no codexhost thread shown).
+	usageMax int
 	active            int    // rows of threads running a turn
 	cursor            int    // index into lines; a row or a more line
 	curKey            string // what the cursor is on, to find it again after reloads

@@ -377,6 +377,10 @@ func (f *fleetPane) fixNativeRefs() {
 }
 
 func (f *fleetPane) onEvent(ev api.Event) tea.Cmd {
+	if ev.Type == api.EventThreadUsage {
+		f.setUsage(ev.Thread, ev.Usage)
+		return nil
+	}
 	if ev.Type != api.EventThreadStatus || ev.Thread == "" {
 		return nil
 	}
@@ -444,4 +448,15 @@ func (f *fleetPane) selectIfNone() tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// setUsage shows a thread's new usage total, as its thread.usage event says.
+func (f *fleetPane) setUsage(id string, u *model.Usage) {
+	for _, g := range f.groups {
+		for i := range g.rows {
+			if g.rows[i].ref.ID == id && g.rows[i].ref.Metered {
+				g.rows[i].ref.Usage = u
+			}
+		}
+	}
 }
