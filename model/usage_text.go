@@ -40,14 +40,14 @@ func ShortUsage(u *Usage) string {
 	return ShortTokens(u.Total)
 }
 
-// CostText is an estimated cost, marked as one: "≈0.0123 (est.)"; "" without an estimate.
+// CostText is an estimated cost, marked as one: "≈0.0123 est."; "" without an estimate.
 func CostText(u *Usage) string {
 	if u == nil || u.EstimatedCost == nil {
 		return ""
 	}
-	s := "≈" + strconv.FormatFloat(u.EstimatedCost.Amount, 'f', 4, 64) + " (est.)"
+	s := "≈" + strconv.FormatFloat(u.EstimatedCost.Amount, 'f', 4, 64) + " est."
 	if u.EstimatedCost.UnpricedTokens > 0 {
-		s += fmt.Sprintf(" + %s tok unpriced", ShortTokens(u.EstimatedCost.UnpricedTokens))
+		s += fmt.Sprintf(" +%s unpriced", ShortTokens(u.EstimatedCost.UnpricedTokens))
 	}
 	return s
 }

@@ -26,6 +26,7 @@ func (f *fleetPane) relayout() {
 	f.lines = f.lines[:0]
 	f.shownRows, f.active, f.titleRows = 0, 0, 0
 	f.cwdMax, f.branchMax, f.usageMax = 0, 0, 0
+	f.shareUsage()
 	hosted := f.hostedAmong(f.group(threadsGroup).rows)
 	for gi, g := range f.groups {
 		if g.id == threadsGroup && !g.loaded && !g.loading && len(g.rows) == 0 && g.errLine == "" {

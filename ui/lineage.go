@@ -406,6 +406,13 @@ func (l *lineagePane) footer() string {
 	if lastFailed(n.Thread) && n.Thread.Status != model.ThreadActive {
 		parts[0] += ", its last turn failed" // as its ✗ says
 	}
+	// The tree's total and the context fill come before refs, which can be long.
+	if tree := l.treeUsage(); tree != "" {
+		parts = append(parts, "tree "+tree)
+	}
+	if c := model.ContextText(n.Thread.Usage); c != "" && n.Thread.Status == model.ThreadActive {
+		parts = append(parts, c)
+	}
 	if n.MarkerGen > 0 {
 		parts = append(parts, fmt.Sprintf("created by a marker block, generation %d", n.MarkerGen))
 	}
@@ -417,12 +424,6 @@ func (l *lineagePane) footer() string {
 			refs[i] = oneLine(r)
 		}
 		parts = append(parts, "refs: "+strings.Join(refs, ", "))
-	}
-	if c := model.ContextText(n.Thread.Usage); c != "" && n.Thread.Status == model.ThreadActive {
-		parts = append(parts, c)
-	}
-	if tree := l.treeUsage(); tree != "" {
-		parts = append(parts, "tree "+tree)
 	}
 	if l.lin.Truncated {
 		parts = append(parts, "tree cut short")
