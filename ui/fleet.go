@@ -111,14 +111,14 @@ type fleetPane struct {
 	cwdMax, branchMax int
 	// usageMax is the widest usage cell of the rows shown (0: no codexhost thread shown).
 	usageMax int
-	active            int    // rows of threads running a turn
-	cursor            int    // index into lines; a row or a more line
-	curKey            string // what the cursor is on, to find it again after reloads
-	offset            int
-	seq               int
-	pending           int    // moves that arrived while the page under the cursor loaded (fleet_paging.go)
-	toEnd             bool   // "bottom" pressed: pages load until the last
-	err               string // the whole catalog failed
+	active   int    // rows of threads running a turn
+	cursor   int    // index into lines; a row or a more line
+	curKey   string // what the cursor is on, to find it again after reloads
+	offset   int
+	seq      int
+	pending  int    // moves that arrived while the page under the cursor loaded (fleet_paging.go)
+	toEnd    bool   // "bottom" pressed: pages load until the last
+	err      string // the whole catalog failed
 
 	search    textinput.Model
 	searching bool
