@@ -54,8 +54,8 @@ func parseUsageLine(line []byte) *extUsageLine {
 		return nil
 	}
 	var u extUsageLine
-	if json.Unmarshal(bytes.TrimSpace(rest), &u) != nil {
-		return nil
+	if json.Unmarshal(bytes.TrimSpace(rest), &u) != nil || u.report("") == nil {
+		return nil // an invalid line leaves the last valid one in force
 	}
 	return &u
 }
