@@ -53,6 +53,7 @@ var examples = map[string][]string{
 	"help":                     {"codexhost help sessions"},
 	"hosts":                    {"codexhost hosts", "codexhost hosts --sort health", "codexhost hosts --json"},
 	"lineage":                  {"codexhost lineage " + exThread, "codexhost lineage codex://threads/" + exThread + " --json"},
+	"usage":                    {"codexhost usage", "codexhost usage --since 7d --by tree", "codexhost usage --since 2026-01-31 --by principal --json"},
 	"man":                      {"codexhost man > codexhost.1 && man ./codexhost.1", "codexhost man | man -l -"},
 	"markers":                  {"codexhost markers prune --dry-run", "codexhost markers prune"},
 	"markers prune":            {"codexhost markers prune --dry-run", "codexhost markers prune", "codexhost markers prune --json"},

@@ -74,6 +74,9 @@ func printLineage(w io.Writer, res api.ThreadLineageResult) {
 				line += "  refs: " + strings.Join(n.Thread.Refs, ", ")
 			}
 		}
+		if n.Usage != nil {
+			line += "  " + model.ShortUsage(n.Usage) + " tok"
+		}
 		if n.Marker != nil {
 			line += fmt.Sprintf("  ◆ marker gen %d", n.Marker.Generation)
 		}
@@ -86,6 +89,9 @@ func printLineage(w io.Writer, res api.ThreadLineageResult) {
 		}
 	}
 	walk(res.Root, "", 0, true)
+	if res.Usage != nil {
+		fmt.Fprintln(w, "tree usage: "+model.UsageLine(res.Usage))
+	}
 	if res.Truncated {
 		fmt.Fprintf(w, "(cut at %d threads)\n", len(res.Nodes))
 	}

@@ -18,7 +18,7 @@ var Version = "dev"
 func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := newBareRoot(stdout, stderr)
 	root.AddCommand(newVersionCmd(), newManCmd(root), newServeCmd(), newClientCmd(), newNodeCmd(), newHarnessCmd(), newDelegateCmd(), newThreadCmd(),
-		newSessionsCmd(), newTranscriptCmd(), newContinueCmd(), newArchiveCmd(), newHostsCmd(), newLineageCmd(), newHandoffCmd(), newTaskCmd())
+		newSessionsCmd(), newTranscriptCmd(), newContinueCmd(), newArchiveCmd(), newHostsCmd(), newLineageCmd(), newUsageCmd(), newHandoffCmd(), newTaskCmd())
 	root.AddCommand(newDoctorCmd(), newCompatCmd(), newMCPCmd(), newBackupCmd(), newRestoreCmd(), newSkillCmd(), newCodexCmd(), newMarkersCmd(), newApprovalsCmd(), newApproveCmd())
 	finishTree(root)
 	return root

@@ -82,6 +82,9 @@ type ThreadInfo struct {
 	Origin            *OriginView   `json:"origin,omitempty" doc:"who made it (absent for a thread not made by codexhost)"`
 	Refs              []string      `json:"refs" doc:"absolute URIs of related material, inherited ones first"`
 	BranchOf          *BranchSource `json:"branchOf,omitempty" doc:"the session a continued thread branches from (absent for others)"`
+	// Usage is null while the thread has reported no token usage (an external harness that
+	// prints no usage line): unknown, not zero.
+	Usage *Usage `json:"usage" doc:"token usage of its turns (input, cachedInput, output, reasoning, total, turns, context fill, estimatedCost); null when none was reported"`
 }
 
 // OriginView says who made the thread: a parent thread (delegation) or a client.

@@ -71,4 +71,6 @@ type ClientEvent struct {
 	Turn   string    `json:"sourceTurn,omitempty" doc:"the turn whose end is the result"`
 	Reason string    `json:"reason,omitempty" doc:"why, for unreadable or notFound"`
 	At     time.Time `json:"at" doc:"when the entry was written"`
+	// Usage is the watched thread's token usage when the notification was delivered.
+	Usage *Usage `json:"usage" doc:"the watched thread's token usage at delivery; null when none was reported"`
 }

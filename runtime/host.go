@@ -422,6 +422,12 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 		h.onDelta(ev) // runtime/stream.go
 		return
 	}
+	if ev.Usage != nil {
+		h.onUsage(ev) // runtime/usage.go; before the turn's end is told, so a reader sees it
+		if ev.TurnStatus == "" {
+			return
+		}
+	}
 	if ev.Progress {
 		// Only the transcript changed: no record to update and no stop to evaluate.
 		h.publish(api.Event{Type: api.EventThreadProgress, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID})

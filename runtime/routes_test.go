@@ -66,6 +66,8 @@ func permissionTable() []permissionCase {
 		{api.MethodMarkersPrune, api.MarkersPruneParams{DryRun: true}, writers},
 		{api.MethodThreadLineage, api.ThreadLineageParams{Thread: missing}, notNode},
 		{api.MethodThreadVisible, api.ThreadVisibleParams{Thread: missing}, notNode},
+		// Every caller sums usage; what it sees is narrowed to its principal (usage_test.go).
+		{api.MethodUsageSummary, api.UsageSummaryParams{By: api.UsageByTree}, notNode},
 		{api.MethodClientEvents, api.ClientEventsParams{}, clientsAll},
 		// Approvals are answered by people and clients, never by agents.
 		{api.MethodApprovalList, api.ApprovalListParams{}, clientsAll},

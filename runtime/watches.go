@@ -21,6 +21,7 @@ func (h *Host) startWatches() error {
 		Fault: faultPoint,
 		// Marker reports ride this path: their text is a 0600 file here (runtime/markers.go).
 		MessageDir: filepath.Join(h.opts.Home, "messages"),
+		Usage:      h.threads.UsageOf,
 		OnClientEvent: func(client string) {
 			h.publish(api.Event{Type: api.EventClientLog, Thread: client})
 		},

@@ -124,6 +124,10 @@ type threadRef struct {
 	Session string // the native session's own id, when it is not ID
 	// BranchHost and BranchThread name the source of a branch.
 	BranchHost, BranchThread string
+	// Metered: a codexhost thread, whose token usage the fleet shows (Usage, nil while
+	// unknown); sessions of the catalog have none.
+	Metered bool
+	Usage   *model.Usage
 }
 
 func (r threadRef) catalog() bool { return r.Host != "" }
@@ -142,7 +146,7 @@ func (c *common) name(r threadRef) string {
 // refFromInfo is the reference of a runtime thread: native ones are read through the catalog.
 func (c *common) refFromInfo(t model.ThreadInfo) threadRef {
 	r := threadRef{ID: t.ID, Title: clean(t.Title), Status: t.Status, Waiting: t.WaitingOnApproval, Cwd: clean(t.Cwd), Harness: t.Harness,
-		Failed: lastFailed(t) && t.Status != model.ThreadActive}
+		Failed: lastFailed(t) && t.Status != model.ThreadActive, Metered: true, Usage: t.Usage}
 	if t.Harness == model.NativeHarness {
 		r.Host = c.defaultHost
 	}

@@ -109,14 +109,16 @@ type fleetPane struct {
 	titleRows int // of them, the rows the title search alone lets through (fleet_filter.go)
 	// cwdMax and branchMax are the widest cwd and branch of the rows shown (renderRow).
 	cwdMax, branchMax int
-	active            int    // rows of threads running a turn
-	cursor            int    // index into lines; a row or a more line
-	curKey            string // what the cursor is on, to find it again after reloads
-	offset            int
-	seq               int
-	pending           int    // moves that arrived while the page under the cursor loaded (fleet_paging.go)
-	toEnd             bool   // "bottom" pressed: pages load until the last
-	err               string // the whole catalog failed
+	// usageMax is the widest usage cell of the rows shown (0: no codexhost thread shown).
+	usageMax int
+	active   int    // rows of threads running a turn
+	cursor   int    // index into lines; a row or a more line
+	curKey   string // what the cursor is on, to find it again after reloads
+	offset   int
+	seq      int
+	pending  int    // moves that arrived while the page under the cursor loaded (fleet_paging.go)
+	toEnd    bool   // "bottom" pressed: pages load until the last
+	err      string // the whole catalog failed
 
 	search    textinput.Model
 	searching bool

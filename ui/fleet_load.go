@@ -377,6 +377,10 @@ func (f *fleetPane) fixNativeRefs() {
 }
 
 func (f *fleetPane) onEvent(ev api.Event) tea.Cmd {
+	if ev.Type == api.EventThreadUsage {
+		f.setUsage(ev.Thread, ev.Usage)
+		return nil
+	}
 	if ev.Type != api.EventThreadStatus || ev.Thread == "" {
 		return nil
 	}
@@ -444,4 +448,44 @@ func (f *fleetPane) selectIfNone() tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// setUsage shows a thread's new usage total, as its thread.usage event says, on its row in
+// the codexhost group and on the row of the host that lists it.
+func (f *fleetPane) setUsage(id string, u *model.Usage) {
+	for _, g := range f.groups {
+		for i := range g.rows {
+			if g.rows[i].ref.ID == id && g.rows[i].ref.Metered {
+				g.rows[i].ref.Usage = u
+			}
+		}
+	}
+	f.shareUsage()
+}
+
+// shareUsage marks the host rows of codexhost's native threads as metered, with the usage
+// the codexhost group read or an event brought, whichever counted more (usage only grows).
+func (f *fleetPane) shareUsage() {
+	metered := map[string]*model.Usage{}
+	for _, r := range f.group(threadsGroup).rows {
+		if r.ref.Metered {
+			metered[r.ref.ID] = r.ref.Usage
+		}
+	}
+	for _, g := range f.groups {
+		if g.id == threadsGroup {
+			continue
+		}
+		for i := range g.rows {
+			u, ok := metered[g.rows[i].ref.ID]
+			if !ok {
+				continue
+			}
+			ref := &g.rows[i].ref
+			ref.Metered = true
+			if ref.Usage == nil || (u != nil && u.Total > ref.Usage.Total) {
+				ref.Usage = u
+			}
+		}
+	}
 }

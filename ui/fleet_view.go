@@ -25,7 +25,8 @@ func (f *fleetPane) relayout() {
 	q := strings.ToLower(fq.title)
 	f.lines = f.lines[:0]
 	f.shownRows, f.active, f.titleRows = 0, 0, 0
-	f.cwdMax, f.branchMax = 0, 0
+	f.cwdMax, f.branchMax, f.usageMax = 0, 0, 0
+	f.shareUsage()
 	hosted := f.hostedAmong(f.group(threadsGroup).rows)
 	for gi, g := range f.groups {
 		if g.id == threadsGroup && !g.loaded && !g.loading && len(g.rows) == 0 && g.errLine == "" {
@@ -54,6 +55,7 @@ func (f *fleetPane) relayout() {
 			f.lines = append(f.lines, fleetLine{kind: lineRow, g: gi, r: ri})
 			f.cwdMax = max(f.cwdMax, ansi.StringWidth(r.ref.Cwd))
 			f.branchMax = max(f.branchMax, ansi.StringWidth(r.branch))
+			f.usageMax = max(f.usageMax, ansi.StringWidth(usageCell(r.ref)))
 			shown++
 		}
 		g.shown = shown
@@ -235,7 +237,15 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 	if w >= 78 {
 		cwdW = min(18, f.cwdMax)
 	}
+	usageW := 0
+	if w >= 50 {
+		// As wide as the widest shown; a live update that widens it waits for the next layout.
+		usageW = min(fleetUsageWidth, max(f.usageMax, ansi.StringWidth(usageCell(r.ref))))
+	}
 	titleW := w - 2 - bw - 1 - ageW - 1
+	if usageW > 0 {
+		titleW -= usageW + 1
+	}
 	if branchW > 0 {
 		titleW -= branchW + 1
 	}
@@ -259,6 +269,9 @@ func (f *fleetPane) renderRow(i int, r fleetRow, w int) string {
 	if branchW > 0 {
 		line += " " + st.Accent.Render(pad(r.branch, branchW))
 	}
+	if usageW > 0 {
+		line += " " + st.Muted.Render(padLeft(usageCell(r.ref), usageW))
+	}
 	line += " " + st.Muted.Render(padLeft(age(f.c.now(), r.updated), ageW))
 	prefix := f.cursorPrefix(i)
 	if i == f.cursor {
@@ -278,4 +291,20 @@ func tail(s string, w int) string {
 		return s
 	}
 	return ansi.TruncateLeft(s, sw-w+1, "…")
+}
+
+// fleetUsageWidth fits "999.9k 100%": the tokens, and the context fill of a running turn.
+const fleetUsageWidth = 11
+
+// usageCell is a codexhost thread's tokens ("—" while unknown) and, while a turn runs, how
+// full its context window is; blank for catalog sessions, which report none here.
+func usageCell(r threadRef) string {
+	if !r.Metered {
+		return ""
+	}
+	text := model.ShortUsage(r.Usage)
+	if r.Status == model.ThreadActive && r.Usage != nil && r.Usage.ContextFill != nil {
+		text += fmt.Sprintf(" %.0f%%", *r.Usage.ContextFill*100)
+	}
+	return text
 }

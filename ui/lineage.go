@@ -185,6 +185,13 @@ func (l *lineagePane) Update(msg tea.Msg) tea.Cmd {
 		}
 	case eventMsg:
 		ev := msg.ev
+		if ev.Type == api.EventThreadUsage && l.has {
+			// The node's new total; the tree's follows from the nodes, no read needed.
+			if n, ok := l.nodes[ev.Thread]; ok {
+				n.Thread.Usage = ev.Usage
+			}
+			return nil
+		}
 		if ev.Type != api.EventThreadStatus || !l.has {
 			return nil
 		}
@@ -361,6 +368,9 @@ func (l *lineagePane) renderNode(i int) string {
 	if n.MarkerGen > 0 {
 		text.WriteString(fmt.Sprintf(" · ◆ marker gen %d", n.MarkerGen))
 	}
+	if n.Thread.Usage != nil {
+		text.WriteString(" · " + model.ShortUsage(n.Thread.Usage) + " tok")
+	}
 	if n.Err != "" {
 		text.WriteString(" · unreadable")
 	}
@@ -396,6 +406,13 @@ func (l *lineagePane) footer() string {
 	if lastFailed(n.Thread) && n.Thread.Status != model.ThreadActive {
 		parts[0] += ", its last turn failed" // as its ✗ says
 	}
+	// The tree's total and the context fill come before refs, which can be long.
+	if tree := l.treeUsage(); tree != "" {
+		parts = append(parts, "tree "+tree)
+	}
+	if c := model.ContextText(n.Thread.Usage); c != "" && n.Thread.Status == model.ThreadActive {
+		parts = append(parts, c)
+	}
 	if n.MarkerGen > 0 {
 		parts = append(parts, fmt.Sprintf("created by a marker block, generation %d", n.MarkerGen))
 	}
@@ -428,4 +445,22 @@ func lineageOf(res api.ThreadLineageResult) Lineage {
 		out.Nodes = append(out.Nodes, ln)
 	}
 	return out
+}
+
+// treeUsage is the tokens of every thread shown, with an estimate when prices are set; ""
+// when none reported any.
+func (l *lineagePane) treeUsage() string {
+	us := make([]*model.Usage, 0, len(l.lin.Nodes))
+	for i := range l.lin.Nodes {
+		us = append(us, l.lin.Nodes[i].Thread.Usage)
+	}
+	total := model.TotalUsage(us...)
+	if total == nil {
+		return "" // no thread of the tree reported usage: nothing to add up
+	}
+	text := model.ShortUsage(total) + " tok"
+	if c := model.CostText(total); c != "" {
+		text += " " + c
+	}
+	return text
 }

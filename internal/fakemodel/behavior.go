@@ -35,7 +35,16 @@ type Behavior struct {
 	status   int
 	delay    time.Duration
 	duration time.Duration
+	// usage replaces DefaultUsage in response.completed; noUsage leaves usage out.
+	usage   *Usage
+	noUsage bool
 }
+
+// WithUsage is b reporting u instead of DefaultUsage when its response completes.
+func (b Behavior) WithUsage(u Usage) Behavior { b.usage, b.noUsage = &u, false; return b }
+
+// NoUsage is b completing its response without any usage.
+func (b Behavior) NoUsage() Behavior { b.usage, b.noUsage = nil, true; return b }
 
 // Reply streams an assistant message with text, one output_text.delta per word,
 // and completes the response. An empty text means the default reply
@@ -111,6 +120,8 @@ func fromMarkers(text string, slowDelay, slowDuration time.Duration) (b Behavior
 	switch {
 	case name == "" || name == "ok" || name == "reply":
 		return Reply(reply), true
+	case name == "nousage":
+		return Reply(reply).NoUsage(), true
 	case name == "truncated":
 		return Truncated(), true
 	case name == "hang":
@@ -161,4 +172,29 @@ func markerDuration(m map[string]string, key string, def time.Duration) (time.Du
 
 func badRequest(err error) Behavior {
 	return Behavior{mode: modeHTTPError, status: 400, text: "fakemodel: " + err.Error()}
+}
+
+// withUsageMarker applies a [[usage:IN/CACHED/OUT/REASONING]] or [[usage:none]] marker of
+// text to b, whatever decided b; a malformed marker yields an HTTP 400 that says so.
+func withUsageMarker(b Behavior, text string) Behavior {
+	v, ok := markers(text)["usage"]
+	if !ok {
+		return b
+	}
+	if v == "none" {
+		return b.NoUsage()
+	}
+	parts := strings.Split(v, "/")
+	var n [4]int64
+	if len(parts) != 4 {
+		return badRequest(fmt.Errorf("bad marker [[usage:%s]]: want IN/CACHED/OUT/REASONING or none", v))
+	}
+	for i, p := range parts {
+		x, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil || x < 0 {
+			return badRequest(fmt.Errorf("bad marker [[usage:%s]]: want IN/CACHED/OUT/REASONING or none", v))
+		}
+		n[i] = x
+	}
+	return b.WithUsage(Usage{Input: n[0], Cached: n[1], Output: n[2], Reasoning: n[3]})
 }

@@ -12,6 +12,8 @@
 //	[[reply:some text]]                           see Reply
 //	[[mode:shell]] [[cmd:echo hi]]                see Shell (the command cannot contain ']')
 //	[[mode:call]] [[tool:NAME]] [[args:{"k":1}]]  see FunctionCall (the arguments cannot contain ']')
+//	[[usage:100/20/30/5]]  [[usage:none]]         the usage response.completed reports (input/cached/output/reasoning),
+//	[[mode:nousage]]                              or none; default DefaultUsage
 package fakemodel
 
 import (
@@ -260,9 +262,9 @@ func (s *Server) pick(userText string) Behavior {
 		return b
 	}
 	if b, ok := fromMarkers(userText, defaultSlowDelay, defaultSlowDuration); ok {
-		return b
+		return withUsageMarker(b, userText)
 	}
-	return s.def
+	return withUsageMarker(s.def, userText)
 }
 
 // responsesBody is the part of a Responses API request the fake reads.

@@ -43,14 +43,35 @@ func (e *sseWriter) send(ev event) bool {
 	return e.err == nil
 }
 
-func usage() map[string]any {
+// DefaultUsage is the usage every response reports unless a behaviour says otherwise.
+var DefaultUsage = Usage{Input: 10, Output: 5}
+
+// Usage is what a response reports in response.completed; total is input + output.
+type Usage struct{ Input, Cached, Output, Reasoning int64 }
+
+func usage() map[string]any { return DefaultUsage.body() }
+
+func (u Usage) body() map[string]any {
 	return map[string]any{
-		"input_tokens":          10,
-		"input_tokens_details":  map[string]any{"cached_tokens": 0},
-		"output_tokens":         5,
-		"output_tokens_details": map[string]any{"reasoning_tokens": 0},
-		"total_tokens":          15,
+		"input_tokens":          u.Input,
+		"input_tokens_details":  map[string]any{"cached_tokens": u.Cached},
+		"output_tokens":         u.Output,
+		"output_tokens_details": map[string]any{"reasoning_tokens": u.Reasoning},
+		"total_tokens":          u.Input + u.Output,
 	}
+}
+
+// completedResponse is the response of response.completed, with b's usage (none for NoUsage).
+func completedResponse(respID string, b Behavior) map[string]any {
+	r := map[string]any{"id": respID, "status": "completed"}
+	switch {
+	case b.noUsage:
+	case b.usage != nil:
+		r["usage"] = b.usage.body()
+	default:
+		r["usage"] = usage()
+	}
+	return r
 }
 
 // serve answers one request to /responses with b; n numbers the ids and the
@@ -82,9 +103,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, b Behavior, n int
 		return e.send(event{"type": "response.output_item.done", "item": map[string]any{
 			"type": "message", "role": "assistant", "id": msgID, "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}},
-		}}) && e.send(event{"type": "response.completed", "response": map[string]any{
-			"id": respID, "status": "completed", "usage": usage(),
-		}})
+		}}) && e.send(event{"type": "response.completed", "response": completedResponse(respID, b)})
 	}
 
 	e := startSSE(w)

@@ -24,6 +24,8 @@ type Event struct {
 	Delta *ThreadDelta `json:"delta,omitempty"`
 	// Approval is the record of an approval.changed event.
 	Approval *model.Approval `json:"approval,omitempty"`
+	// Usage is the thread's new total of a thread.usage event (numbers only).
+	Usage *model.Usage `json:"usage,omitempty"`
 }
 
 // Event types.
@@ -32,4 +34,5 @@ const (
 	EventThreadProgress = "thread.progress" // a message of the running turn completed
 	EventClientLog      = "client.event"    // Thread holds the client's name
 	EventCatalogHost    = "catalog.host"    // a host of a catalog.sessions call settled (Catalog)
+	EventThreadUsage    = "thread.usage"    // a thread reported token usage (Usage: its new total)
 )

@@ -491,6 +491,10 @@ type LineageNode struct {
 	Children []string         `json:"children"`
 	Error    *model.Error     `json:"error,omitempty"`
 	Marker   *LineageMarker   `json:"marker,omitempty"` // set when a marker block created it
+	// Usage is the thread's own token usage and TreeUsage that of its subtree as walked (it
+	// and every descendant in Nodes); null when none of them reported any.
+	Usage     *model.Usage `json:"usage"`
+	TreeUsage *model.Usage `json:"treeUsage"`
 }
 
 // ThreadLineageResult is the tree around Focus: Nodes root first, every parent before its
@@ -500,6 +504,8 @@ type ThreadLineageResult struct {
 	Root      string        `json:"root"`
 	Nodes     []LineageNode `json:"nodes"`
 	Truncated bool          `json:"truncated"`
+	// Usage is the whole tree's (the root's TreeUsage); partial when Truncated.
+	Usage *model.Usage `json:"usage"`
 }
 
 // MethodThreadVisible asks whether the caller may learn of a thread it was not given (its

@@ -42,6 +42,7 @@ const (
 	NoteItemCompleted       = "item/completed"
 	NoteAgentMessageDelta   = "item/agentMessage/delta"
 	NoteItemStarted         = "item/started"
+	NoteTokenUsageUpdated   = "thread/tokenUsage/updated"
 )
 
 // Caller sends one request and decodes its result into out (which may be nil). *Client is

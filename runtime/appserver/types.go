@@ -3,6 +3,8 @@ package appserver
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/codexhost/codexhost/model"
 )
 
 // The types below follow the protocol's JSON Schema (`codex app-server generate-json-schema
@@ -419,4 +421,31 @@ type AgentMessageDelta struct {
 // ThreadIDEvent covers thread/archived, thread/unarchived, thread/closed.
 type ThreadIDEvent struct {
 	ThreadID string `json:"threadId"`
+}
+
+// TokenUsageUpdated is thread/tokenUsage/updated: the thread's running total since it began
+// and what the latest model request used.
+type TokenUsageUpdated struct {
+	ThreadID   string `json:"threadId"`
+	TurnID     string `json:"turnId"`
+	TokenUsage struct {
+		Total              TokenBreakdown `json:"total"`
+		Last               TokenBreakdown `json:"last"`
+		ModelContextWindow *int64         `json:"modelContextWindow"`
+	} `json:"tokenUsage"`
+}
+
+// TokenBreakdown is one set of counts of thread/tokenUsage/updated.
+type TokenBreakdown struct {
+	TotalTokens           int64 `json:"totalTokens"`
+	InputTokens           int64 `json:"inputTokens"`
+	CachedInputTokens     int64 `json:"cachedInputTokens"`
+	OutputTokens          int64 `json:"outputTokens"`
+	ReasoningOutputTokens int64 `json:"reasoningOutputTokens"`
+}
+
+// Counts is the breakdown in the runtime's terms.
+func (b TokenBreakdown) Counts() model.TokenCounts {
+	return model.TokenCounts{Input: b.InputTokens, CachedInput: b.CachedInputTokens, Output: b.OutputTokens,
+		Reasoning: b.ReasoningOutputTokens, Total: b.TotalTokens}
 }

@@ -199,6 +199,8 @@ type Config struct {
 	Markers Markers `toml:"markers,omitempty"`
 	// Approvals says who answers native threads' approval requests, and how long they wait.
 	Approvals Approvals `toml:"approvals,omitempty"`
+	// Usage holds optional prices of token usage (usage.go).
+	Usage Usage `toml:"usage,omitempty"`
 }
 
 // Approvals tunes the approval requests of threads that run with an approval policy.
@@ -290,6 +292,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.validateHandoff(); err != nil {
+		return err
+	}
+	if err := c.validateUsage(); err != nil {
 		return err
 	}
 	if err := c.validateMarkers(); err != nil {

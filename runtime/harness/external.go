@@ -42,7 +42,8 @@ type ExternalOptions struct {
 	// Now is the clock of recorded times; time.Now when nil.
 	Now func() time.Time
 	// Logger gets a line per finished turn, with the tail of stderr for turns that did not
-	// complete. Stderr is never recorded in transcripts. Nil discards stderr.
+	// complete. Stderr is never recorded in transcripts (only its usage line is read). Nil
+	// discards stderr.
 	Logger *slog.Logger
 }
 

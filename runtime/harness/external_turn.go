@@ -60,15 +60,14 @@ func (x *External) startProcess(id model.ThreadID, cwd, effort string) (*extProc
 	child, parent = append(child, outW), append(parent, outR)
 	cmd.Stdin, cmd.Stdout = inR, outW
 	p.stdin, p.stdout = inW, outR
-	if x.opts.Logger != nil {
-		errR, errW, err := os.Pipe()
-		if err != nil {
-			closeAll()
-			return nil, err
-		}
-		child, parent = append(child, errW), append(parent, errR)
-		cmd.Stderr, p.stderr = errW, errR
+	// Stderr is always read: it may carry the turn's usage line (external_usage.go).
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll()
+		return nil, err
 	}
+	child, parent = append(child, errW), append(parent, errR)
+	cmd.Stderr, p.stderr = errW, errR
 	err = cmd.Start()
 	// The process has its own copies; ours would keep its output from ever reaching EOF.
 	for _, f := range child {
@@ -119,21 +118,6 @@ func extReadHead(r io.Reader, limit int) extCapture {
 }
 
 // extReadTail keeps the last limit bytes of a stream.
-func extReadTail(r io.Reader, limit int) []byte {
-	var tail []byte
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		tail = append(tail, buf[:n]...)
-		if len(tail) > limit {
-			tail = append(tail[:0], tail[len(tail)-limit:]...)
-		}
-		if err != nil {
-			return tail
-		}
-	}
-}
-
 // text is the assistant message: valid UTF-8, cut on a character boundary, with a marker when
 // output was dropped.
 func (c extCapture) text() string {
@@ -172,12 +156,8 @@ func (x *External) runTurn(id model.ThreadID, th *extThread, run *extRun, p *ext
 	}()
 	outc := make(chan extCapture, 1)
 	go func() { outc <- extReadHead(p.stdout, extMaxOutput) }()
-	errc := make(chan []byte, 1)
-	if p.stderr != nil {
-		go func() { errc <- extReadTail(p.stderr, extStderrTail) }()
-	} else {
-		errc <- nil
-	}
+	errc := make(chan extStderr, 1)
+	go func() { errc <- extReadStderr(p.stderr, extStderrTail) }()
 	waitc := make(chan error, 1)
 	go func() { waitc <- p.cmd.Wait() }()
 
@@ -232,11 +212,12 @@ func (x *External) runTurn(id model.ThreadID, th *extThread, run *extRun, p *ext
 		th.st.size = n
 	}
 	th.run = nil
-	x.queueLocked(Event{Thread: id, Status: model.ThreadIdle, TurnID: run.turnID, TurnStatus: status, At: at})
+	x.queueLocked(Event{Thread: id, Status: model.ThreadIdle, TurnID: run.turnID, TurnStatus: status, At: at,
+		Usage: stderr.usage.report(run.turnID)})
 	x.mu.Unlock()
 	x.flushEvents()
 
-	x.logTurn(id, run.turnID, status, errText, stderr, werr)
+	x.logTurn(id, run.turnID, status, errText, stderr.tail, werr)
 }
 
 // extCollect waits for a pipe reader to reach EOF, and closes the pipe under it when a process

@@ -70,6 +70,9 @@ type Event struct {
 	// Delta, when set, is a fragment of the running turn's assistant text
 	// (native_stream.go); nothing else of the event changed.
 	Delta *Delta
+	// Usage, when set, is a report of the thread's token usage (native_usage.go, or an
+	// external turn's usage line); with no TurnStatus nothing else of the event changed.
+	Usage *model.UsageReport
 	At    time.Time
 }
 

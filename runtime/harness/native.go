@@ -64,6 +64,7 @@ type Native struct {
 	// (native_policy.go), kept across unloads.
 	policies map[model.ThreadID]ThreadPolicy
 	stream   streamBuffer // assistant text not yet sent (native_stream.go)
+	models   sync.Map     // thread → the model Codex chose for it (native_usage.go)
 
 	// Events wait here for the single dispatcher, so they reach OnEvent in the order the
 	// state changed even when different goroutines changed it.
@@ -248,6 +249,7 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 	}
 	id := model.ThreadID(res.Thread.ID)
 	bind(id)
+	n.noteModel(id, res.Model)
 	pol := policyFrom(res.Sandbox, res.ApprovalPolicy)
 	if mode != "" {
 		pol.Sandbox, pol.Network = mode, network // under a profile the legacy field says little
@@ -402,6 +404,7 @@ func (n *Native) resume(ctx context.Context, c *appserver.Client, id model.Threa
 	res, err := c.ThreadResume(ctx, appserver.ThreadResumeParams{ThreadID: string(id), ExcludeTurns: true, Config: n.resumeConfig(id, th.Cwd)})
 	switch {
 	case err == nil:
+		n.noteModel(id, res.Model)
 		if _, known := n.PolicyOf(id); !known {
 			n.setPolicy(id, policyFrom(res.Sandbox, res.ApprovalPolicy))
 		}

@@ -13,7 +13,7 @@ import (
 func nativeTracked(method string) bool {
 	switch method {
 	case appserver.NoteThreadStatusChanged, appserver.NoteTurnStarted, appserver.NoteTurnCompleted, appserver.NoteThreadStarted, appserver.NoteThreadClosed, appserver.NoteItemCompleted,
-		appserver.NoteAgentMessageDelta:
+		appserver.NoteAgentMessageDelta, appserver.NoteTokenUsageUpdated:
 		return true
 	}
 	return false
@@ -134,6 +134,8 @@ func (n *Native) apply(conn *nativeConn, note appserver.Notification) {
 		}
 	case appserver.NoteAgentMessageDelta:
 		n.deltaLocked(conn, note.Params)
+	case appserver.NoteTokenUsageUpdated:
+		n.usageLocked(note.Params)
 	case appserver.NoteThreadClosed:
 		var ev appserver.ThreadIDEvent
 		if json.Unmarshal(note.Params, &ev) == nil && ev.ThreadID != "" {

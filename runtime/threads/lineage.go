@@ -13,8 +13,12 @@ import (
 // from the store (a runtime without the store, a follower, marks none).
 func (s *Service) Lineage(ctx context.Context, env route.Env, p api.ThreadLineageParams) (api.ThreadLineageResult, error) {
 	res, err := lineage.Walk(ctx, lineageSource{s: s, caller: env.Caller, visible: s.listVisible(env)}, p.Thread, p.MaxNodes)
-	if err != nil || s.deps.Store == nil {
+	if err != nil {
 		return res, err
+	}
+	lineage.SumUsage(&res)
+	if s.deps.Store == nil {
+		return res, nil
 	}
 	lineage.MarkCreated(&res, func(id model.ThreadID) (model.MarkerChild, bool) {
 		c, err := s.deps.Store.MarkerChild(id)

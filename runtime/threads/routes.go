@@ -54,6 +54,12 @@ func (s *Service) Routes() []route.Route {
 			Call: func(ctx context.Context, env route.Env, p api.ThreadLineageParams) (any, error) {
 				return s.Lineage(ctx, env, p)
 			}}.Route(),
+		// Open to every caller: what it sums is narrowed to the caller's own principal unless
+		// the caller may list every thread (UsageSummary).
+		route.Spec[api.UsageSummaryParams]{Method: api.MethodUsageSummary, Policy: route.Everyone,
+			Call: func(_ context.Context, env route.Env, p api.UsageSummaryParams) (any, error) {
+				return s.UsageSummary(env, p)
+			}}.Route(),
 		route.Spec[struct{}]{Method: api.MethodThreadWatches, Policy: route.Everyone,
 			Call: func(_ context.Context, env route.Env, _ struct{}) (any, error) {
 				return s.Watches(s.watchesVisible(env)), nil

@@ -135,6 +135,7 @@ func ParseThread(s string) (model.ThreadID, error) {
 func (s *Service) Decorate(info *model.ThreadInfo) {
 	info.Refs = []string{}
 	info.SetPublic()
+	info.Usage = s.UsageOf(model.ThreadID(info.ID))
 	o, err := s.deps.Store.Origin(model.ThreadID(info.ID))
 	if err != nil {
 		return

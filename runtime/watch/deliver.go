@@ -151,7 +151,8 @@ func (e *Engine) deliverToClient(client string, batch []*model.Watch, snapshot [
 	for i, w := range batch {
 		delivered := snapshot[i]
 		delivered.State, delivered.DeliveredAt, delivered.UpdatedAt = model.WatchDelivered, now, now
-		ev := model.ClientEvent{Type: "watch.notification", Watch: w.ID, Thread: w.Thread, Link: w.Thread.Link(), Result: w.Result, Turn: w.SourceTurn, Reason: w.Reason, At: now}
+		ev := model.ClientEvent{Type: "watch.notification", Watch: w.ID, Thread: w.Thread, Link: w.Thread.Link(), Result: w.Result, Turn: w.SourceTurn, Reason: w.Reason, At: now,
+			Usage: e.usage(w.Thread)}
 		if _, err := e.opts.Store.AppendClientEvent(client, ev, &delivered); err != nil {
 			fmt.Fprintf(e.opts.Log, "watch %s: client event: %v\n", w.ID, err)
 			w.State, w.NextAttempt = model.WatchPending, now.Add(backoff(w.Attempts))
@@ -201,7 +202,18 @@ func backoff(attempts int) time.Duration {
 
 // Text is the notification turn's text: outcome, link and the command to read the thread —
 // no conversation content, and nothing that reads as accepting the work.
-func Text(ws []model.Watch) string {
+func Text(ws []model.Watch) string { return textWithUsage(ws, nil) }
+
+// usage is the watched thread's usage; nil without a source or a report.
+func (e *Engine) usage(id model.ThreadID) *model.Usage {
+	if e.opts.Usage == nil {
+		return nil
+	}
+	return e.opts.Usage(id)
+}
+
+// textWithUsage is Text with each thread's token usage, when usage knows it.
+func textWithUsage(ws []model.Watch, usage func(model.ThreadID) *model.Usage) string {
 	var b strings.Builder
 	b.WriteString("codexhost watch notification (status only; the work has not been reviewed):\n")
 	for _, w := range ws {
@@ -211,6 +223,11 @@ func Text(ws []model.Watch) string {
 		}
 		if w.Reason != "" {
 			fmt.Fprintf(&b, "; %s", w.Reason)
+		}
+		if usage != nil {
+			if u := usage(w.Thread); u != nil {
+				fmt.Fprintf(&b, "; tokens used: %s", model.UsageLine(u))
+			}
 		}
 		fmt.Fprintf(&b, ". Read it with: codexhost thread read %s\n", w.Thread)
 	}

@@ -96,6 +96,9 @@ type Options struct {
 	// delivered, undeliverable), so that views of the watches never need a poll. It must not
 	// block: it is called with the engine's lock held.
 	OnChange func(w model.Watch)
+	// Usage, when set, is a watched thread's token usage, which notifications carry (nil:
+	// none reported).
+	Usage func(model.ThreadID) *model.Usage
 }
 
 // Engine observes watched threads and delivers their notifications.

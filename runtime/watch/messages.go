@@ -62,7 +62,7 @@ func (e *Engine) text(ws []model.Watch) string {
 		parts = append(parts, e.readMessage(w))
 	}
 	if len(stops) > 0 {
-		parts = append([]string{Text(stops)}, parts...)
+		parts = append([]string{textWithUsage(stops, e.opts.Usage)}, parts...)
 	}
 	return strings.Join(parts, "\n\n")
 }
