@@ -90,7 +90,9 @@ const TaskTitleRunes = 80
 // line that is not blank, its spaces, controls and bidi controls (which would reorder what
 // a person reads in any client showing the title) collapsed, cut to TaskTitleRunes.
 func TaskTitle(task string) string {
-	sep := func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) }
+	sep := func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
+	}
 	for line := range strings.SplitSeq(task, "\n") {
 		t := strings.Join(strings.FieldsFunc(line, sep), " ")
 		if t == "" {
