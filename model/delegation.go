@@ -87,10 +87,14 @@ func DedupeKey(origin, harness, task string) string {
 const TaskTitleRunes = 80
 
 // TaskTitle is a thread's title made from its task, as Codex previews a session: the first
-// line that is not blank, its spaces and controls collapsed, cut to TaskTitleRunes.
+// line that is not blank, its spaces, controls and bidi controls (which would reorder what
+// a person reads in any client showing the title) collapsed, cut to TaskTitleRunes.
 func TaskTitle(task string) string {
+	sep := func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
+	}
 	for line := range strings.SplitSeq(task, "\n") {
-		t := strings.Join(strings.FieldsFunc(line, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+		t := strings.Join(strings.FieldsFunc(line, sep), " ")
 		if t == "" {
 			continue
 		}

@@ -12,6 +12,7 @@ func TestTaskTitle(t *testing.T) {
 		"\n\n  fix\tthe   bug \nand more": "fix the bug",
 		"   \n\t\n":                       "",
 		"a\x1b[2Jb":                       "a [2Jb",
+		"evil\u202etxt.exe\u2066x":        "evil txt.exe x",
 		long:                              strings.Repeat("é", TaskTitleRunes-1) + "…",
 	} {
 		if got := TaskTitle(in); got != want {

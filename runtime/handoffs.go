@@ -223,7 +223,7 @@ type nativeTaskRunner struct {
 // caller, so that it lists, reads and follows the principal rules like any other, and
 // marker blocks know a goal thread.
 func (r nativeTaskRunner) StartThread(ctx context.Context, s handoff.ThreadSpec) (model.ThreadID, string, error) {
-	id, applied, err := r.n.StartWithPolicy(ctx, harness.PolicyStart{Cwd: s.Cwd, Model: s.Model, ModelProvider: s.ModelProvider, Approval: s.Approval, Sandbox: s.Sandbox, Config: s.Config, HideEnv: s.HideEnv})
+	id, applied, err := r.n.StartWithPolicy(ctx, harness.PolicyStart{Cwd: s.Cwd, Model: s.Model, ModelProvider: s.ModelProvider, Approval: s.Approval, Sandbox: s.Sandbox, Config: s.Config, HideEnv: s.HideEnv, Title: s.Title})
 	if err != nil {
 		return id, applied, err
 	}

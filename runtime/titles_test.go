@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/catalog"
 )
 
 // Scenario: issue 24 item 5. An external thread has no title of its own; it shows the first
@@ -27,4 +28,28 @@ func TestExternalThreadTitleIsTheTasksFirstLine(t *testing.T) {
 			t.Fatalf("lineage node title %q, want %q", n.Thread.Title, want)
 		}
 	}
+}
+
+// Scenario: issue 24 item 5. A native thread codexhost starts is named in Codex after its
+// task's first line (records keep no task text), so the fleet's row, thread.read and any
+// other Codex client show a title instead of a bare id.
+func TestNativeThreadIsNamedAfterItsTask(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
+	c := th.client("ops")
+	const want = "Refactor the parser"
+	id := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "\n  Refactor the\tparser \u202e\nand keep the tests", Cwd: t.TempDir()}).Thread.ID
+	waitStopped(t, c, id)
+	if got := readThread(t, c, id).Thread.Title; got != want {
+		t.Fatalf("thread.read title %q, want %q", got, want)
+	}
+	res := call[api.CatalogSessionsResult](t, c, api.MethodCatalogSessions, api.CatalogSessionsParams{Host: catalog.LocalHostID, Limit: 100})
+	for _, s := range res.Hosts[0].Sessions {
+		if s.ID == id {
+			if s.Title != want {
+				t.Fatalf("fleet row title %q, want %q", s.Title, want)
+			}
+			return
+		}
+	}
+	t.Fatalf("thread %s not in the fleet: %+v", id, res.Hosts[0].Sessions)
 }

@@ -34,6 +34,7 @@ type fleetGroup struct {
 	rows    []fleetRow
 	shown   int    // rows the search lets through, counted by relayout
 	next    string // cursor of the host's next page
+	total   int    // every session of the host, when the runtime knows it (0: not known)
 	loaded  bool   // a first page arrived
 	loading bool   // a page is in flight
 	pageSeq int    // identity of the page in flight

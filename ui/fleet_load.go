@@ -221,6 +221,9 @@ func (f *fleetPane) sessionsLoaded(msg sessionsLoadedMsg) tea.Cmd {
 			g.errLine = ""
 		}
 		g.next = hs.NextCursor
+		if hs.Total > 0 {
+			g.total = hs.Total
+		}
 		n := len(g.rows)
 		g.rows = appendSessions(g.rows, g.id, hs.Sessions)
 		g.pages++

@@ -24,6 +24,7 @@ func (f *fleetPane) firstPage(g *fleetGroup, hs api.CatalogHostSessions) {
 		g.errLine = oneLine(string(hs.Error.Code) + ": " + hs.Error.Message)
 	}
 	fresh := appendSessions(nil, hs.Host, hs.Sessions)
+	g.total = hs.Total
 	if !keep {
 		g.rows, g.pages, g.next = fresh, 1, hs.NextCursor
 		return
@@ -91,11 +92,26 @@ func (f *fleetPane) stopPaging() { f.pending, f.toEnd = 0, false }
 // loaded, so 50 of 3,001 reads "50+" and not as if it were all.
 func (f *fleetPane) countText() string {
 	t := thousands(f.shownRows)
+	known, more, unknown := 0, false, false
 	for _, g := range f.groups {
-		if g.next != "" {
-			t += "+"
-			break
+		switch {
+		case g.next == "":
+			known += len(g.rows)
+		case g.total > len(g.rows):
+			known, more = known+g.total, true
+		default:
+			known, more, unknown = known+len(g.rows), true, true
 		}
+	}
+	switch {
+	case !more:
+	case f.filter() != "" || known <= f.shownRows:
+		// A filter counts the rows it lets through; the totals are of every row.
+		t += "+"
+	case unknown:
+		t += " of " + thousands(known) + "+"
+	default:
+		t += " of " + thousands(known)
 	}
 	if f.toEnd {
 		t += " · loading to the end"

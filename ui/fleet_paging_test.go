@@ -15,7 +15,11 @@ import (
 )
 
 // pagedFleet is a fleet of one host with n sessions, served fleetPageSize a page.
-func pagedFleet(rt *fakeRuntime, n int) []string {
+func pagedFleet(rt *fakeRuntime, n int) []string { return pagedFleetTotal(rt, n, 0) }
+
+// pagedFleetTotal is pagedFleet whose pages give the host's total, as a runtime whose title
+// index holds the whole host does (0: not known).
+func pagedFleetTotal(rt *fakeRuntime, n, total int) []string {
 	fleetFixture(rt)
 	ids := make([]string, n)
 	for i := range ids {
@@ -29,7 +33,7 @@ func pagedFleet(rt *fakeRuntime, n int) []string {
 		_ = json.Unmarshal(raw, &p)
 		from, _ := strconv.Atoi(strings.TrimPrefix(p.Cursor, "at-"))
 		to := min(from+p.Limit, n)
-		page := api.CatalogHostSessions{Host: "gateway:local", Sessions: []api.CatalogSession{}}
+		page := api.CatalogHostSessions{Host: "gateway:local", Sessions: []api.CatalogSession{}, Total: total}
 		for i := from; i < to; i++ {
 			page.Sessions = append(page.Sessions, api.CatalogSession{ID: ids[i], Title: fmt.Sprintf("session %03d", i),
 				Status: model.ThreadNotLoaded, UpdatedAt: epoch.Add(-time.Duration(i) * time.Minute)})
@@ -75,6 +79,33 @@ func TestFleetReconcileKeepsPagesSelectionAndScroll(t *testing.T) {
 	}
 	mustContain(t, ta.fleet.Title(), "Fleet · 150+")
 	mustContain(t, ta.view(), "session 120")
+}
+
+// The header counts what is known beyond the loaded rows: the host's total when the runtime
+// gives it, "+" when more pages exist and nothing says how many, the plain count once all
+// are loaded, and a filter's count of what it lets through.
+func TestFleetHeaderCountsTheTotal(t *testing.T) {
+	rt := newFake()
+	pagedFleetTotal(rt, 3001, 3001)
+	ta := newTestApp(t, rt, 80, 24)
+	if got := ta.fleet.Title(); got != "Fleet · 50 of 3,001" {
+		t.Fatalf("title %q, want the host's total", got)
+	}
+	mustContain(t, ta.view(), "Fleet · 50 of 3,001")
+
+	rt = newFake()
+	pagedFleet(rt, 3001)
+	ta = newTestApp(t, rt, 120, 35)
+	if got := ta.fleet.Title(); got != "Fleet · 50+" {
+		t.Fatalf("title %q with no total known", got)
+	}
+
+	rt = newFake()
+	pagedFleetTotal(rt, 30, 30)
+	ta = newTestApp(t, rt, 120, 35)
+	if got := ta.fleet.Title(); got != "Fleet · 30" {
+		t.Fatalf("title %q with every row loaded", got)
+	}
 }
 
 // held is a test app whose commands wait until the test runs them, as pages in flight do.

@@ -380,6 +380,10 @@ type CatalogHostSessions struct {
 	// renamed elsewhere meanwhile may show under its old title. A call that asked for
 	// progress gets the page again once the index is exact.
 	Revalidating bool `json:"revalidating,omitempty"`
+	// Total counts every unarchived session of the host, given on a page without a search
+	// when the host's title index holds the whole host (a full read confirmed it). The App
+	// Server's thread/list reports no total, so 0 means not known.
+	Total int `json:"total,omitempty"`
 }
 
 // CatalogSessionsResult groups the pages by host, the default local host first.

@@ -21,6 +21,7 @@ const (
 	MethodThreadUnsubscribe = "thread/unsubscribe"
 	MethodThreadInjectItems = "thread/inject_items"
 	MethodThreadLoadedList  = "thread/loaded/list"
+	MethodThreadSetName     = "thread/name/set"
 	MethodTurnStart         = "turn/start"
 	MethodTurnSteer         = "turn/steer"
 	MethodTurnInterrupt     = "turn/interrupt"
@@ -61,6 +62,12 @@ func On(c Caller) Calls { return Calls{c} }
 // ThreadStart creates a thread (not on disk until its first turn).
 func (m Calls) ThreadStart(ctx context.Context, p ThreadStartParams) (ThreadSessionResult, error) {
 	return call[ThreadSessionResult](ctx, m.c, MethodThreadStart, p)
+}
+
+// ThreadSetName sets a thread's title, which every Codex client shows (thread/list's name).
+// It works on a thread without a turn yet: the name is written with the first turn.
+func (m Calls) ThreadSetName(ctx context.Context, threadID, name string) error {
+	return m.c.Call(ctx, MethodThreadSetName, map[string]string{"threadId": threadID, "name": name}, nil)
 }
 
 // ThreadResume loads a stored thread into this process; needed before turn/start after a

@@ -397,6 +397,11 @@ func (c *Catalog) listHost(outer context.Context, h *host, limit int, search str
 		res.NextCursor = c.encodeCursor(cursorBody{Kind: kindSessions, Host: h.spec.ID, Native: pos, Offset: off, Search: searchKey(search)})
 		c.readAhead(h, 0)
 	}
+	if h.titles != nil && search == "" {
+		if n, exact := h.titles.total(); exact {
+			res.Total = n
+		}
+	}
 	return res
 }
 

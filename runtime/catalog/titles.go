@@ -89,6 +89,13 @@ func (t *titles) view() (titleState, chan struct{}) {
 	return t.state, t.changed
 }
 
+// total is the number of threads indexed, known only once a full read made the index exact.
+func (t *titles) total() (int, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.entries), t.state == titlesExact
+}
+
 // reset forgets everything: the file's Codex version or home differ, or the host started over.
 func (t *titles) reset() {
 	t.mu.Lock()

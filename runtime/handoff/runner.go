@@ -20,6 +20,8 @@ type ThreadSpec struct {
 	// HideEnv names variables the thread's tool shells must not see: the provider's key,
 	// which only the App Server needs.
 	HideEnv []string
+	// Title names the thread in Codex (the handoff's title, model.TaskTitle).
+	Title string
 	// Goal marks a goal thread (acceptance criteria or test commands), and Caller is who
 	// starts it: the thread is registered as a codexhost thread of that caller.
 	Goal   bool

@@ -99,7 +99,10 @@ func (s *Service) Start(ctx context.Context, caller api.Caller, p api.TaskStartP
 // gets it from its own turn/start policy, so a thread held for confirmation has none.
 func (s *Service) startThread(ctx context.Context, caller api.Caller, pl plan) (model.ThreadID, Sandbox, string, error) {
 	threadSandbox := DeriveSandbox(pl.handoff, pl.place.Dir, false)
-	spec := ThreadSpec{Cwd: pl.place.Dir, Approval: "never", Config: threadSandbox.threadConfig(s.hidden()), Goal: pl.handoff.Goal(), Caller: caller}
+	// The thread never gets the network from thread/start: a confirmed turn gets it from its
+	// own turn/start policy, so a thread held for confirmation has none.
+	spec := ThreadSpec{Cwd: pl.place.Dir, Approval: "never", Config: threadSandbox.threadConfig(s.hidden()), Goal: pl.handoff.Goal(), Caller: caller,
+		Title: model.TaskTitle(pl.handoff.Title)}
 	pl.provider.apply(&spec)
 	id, applied, err := s.opts.Runner.StartThread(ctx, spec)
 	return id, threadSandbox, applied, err

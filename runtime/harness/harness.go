@@ -29,6 +29,9 @@ type StartRequest struct {
 	// policy instead of the harness's defaults: what a thread creates runs with its author's
 	// (threads/capability.go). External harnesses cannot confine their commands and ignore them.
 	Sandbox, Approval string
+	// Title names a native thread in Codex (its task's first line, model.TaskTitle), so the
+	// fleet and every Codex client show it; records keep no task text. "" leaves it unnamed.
+	Title string
 }
 
 // Efforts are the reasoning efforts a thread may be started with.

@@ -250,6 +250,7 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 	id := model.ThreadID(res.Thread.ID)
 	bind(id)
 	n.noteModel(id, res.Model)
+	n.name(ctx, c, id, req.Title)
 	pol := policyFrom(res.Sandbox, res.ApprovalPolicy)
 	if mode != "" {
 		pol.Sandbox, pol.Network = mode, network // under a profile the legacy field says little
@@ -261,6 +262,15 @@ func (n *Native) Start(ctx context.Context, req StartRequest) (model.ThreadID, e
 	}
 	n.mu.Unlock()
 	return id, nil
+}
+
+// name gives a new thread its title. A thread without a title still works, so a refusal
+// only leaves it unnamed, as Codex shows a thread nobody named.
+func (n *Native) name(ctx context.Context, c *appserver.Client, id model.ThreadID, title string) {
+	if title == "" {
+		return
+	}
+	_ = c.ThreadSetName(ctx, string(id), title)
 }
 
 // shellEnv gives a new thread's tool shells their connection parameters, with a token

@@ -21,6 +21,8 @@ type PolicyStart struct {
 	Config        map[string]any
 	// HideEnv names variables the thread's tool shells must not see (the provider's key).
 	HideEnv []string
+	// Title names the thread in Codex, as StartRequest.Title does.
+	Title string
 }
 
 // StartWithPolicy creates an idle thread as Start does, with the given policy. It returns the
@@ -48,6 +50,7 @@ func (n *Native) StartWithPolicy(ctx context.Context, req PolicyStart) (model.Th
 		return "", "", nativeMapErr(err, "")
 	}
 	id := model.ThreadID(res.Thread.ID)
+	n.name(ctx, c, id, req.Title)
 	n.setPolicy(id, policyFrom(res.Sandbox, res.ApprovalPolicy))
 	n.mu.Lock()
 	if n.conn != nil && n.conn.c == c && n.threads[id] == nil {

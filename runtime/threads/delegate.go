@@ -266,7 +266,7 @@ func (s *Service) startChildTurn(ctx context.Context, c Child) (startedChild, er
 	if !ok {
 		return startedChild{}, model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(s.deps.Harnesses.Names(), ", "), "harness %q is not registered", c.Harness)
 	}
-	req := harness.StartRequest{Cwd: c.Cwd, Model: c.Model, Thinking: c.Thinking, Effort: c.Effort, Approval: c.Approval}
+	req := harness.StartRequest{Cwd: c.Cwd, Model: c.Model, Thinking: c.Thinking, Effort: c.Effort, Approval: c.Approval, Title: model.TaskTitle(c.Task)}
 	if err := checkApproval(c.Approval, hs); err != nil {
 		return startedChild{}, err
 	}
