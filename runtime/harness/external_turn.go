@@ -203,6 +203,8 @@ func (x *External) runTurn(id model.ThreadID, th *extThread, run *extRun, p *ext
 	x.mu.Unlock()
 	// The thread stays reserved until here, so no other writer touches the file meanwhile.
 	n, werr := transcriptAppend(th.path, size, entries, true)
+	// Logged before the turn is seen to end, so whoever waits for the end finds the log.
+	x.logTurn(id, run.turnID, status, errText, stderr.tail, werr)
 
 	x.mu.Lock()
 	for _, e := range entries {
@@ -216,8 +218,6 @@ func (x *External) runTurn(id model.ThreadID, th *extThread, run *extRun, p *ext
 		Usage: stderr.usage.report(run.turnID)})
 	x.mu.Unlock()
 	x.flushEvents()
-
-	x.logTurn(id, run.turnID, status, errText, stderr.tail, werr)
 }
 
 // extCollect waits for a pipe reader to reach EOF, and closes the pipe under it when a process
