@@ -24,7 +24,7 @@ var manualOutputs = []struct {
 	{"thread send", api.ThreadSendResult{}},
 	{"thread cancel", api.ThreadCancelResult{}},
 	{"thread watch", api.WatchResult{}},
-	{"thread watches", api.WatchesResult{}},
+	{"thread watches", api.WatchesDocument{}},
 	{"harness list", api.HarnessListResult{}},
 	{"harness inspect", api.HarnessInspectResult{}},
 	{"client events", model.ClientEvent{}},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/codexhost/codexhost/internal/termsafe"
 	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
 )
 
 // Output formats of agent-facing commands.
@@ -41,7 +42,7 @@ func writeHuman(w io.Writer, human func(io.Writer)) {
 
 // print writes one JSON document on stdout.
 func (f *formatFlag) print(w io.Writer, v any) error {
-	b, err := model.MarshalPlain(v)
+	b, err := model.MarshalPlain(api.AgentDocument(v))
 	if err != nil {
 		return err
 	}

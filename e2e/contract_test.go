@@ -186,6 +186,9 @@ func TestContractPublicFieldsAndManualDrift(t *testing.T) {
 			break
 		}
 	}
+	if ws := c.ok("thread", "watches"); strings.Contains(mustJSON(ws), `"pending"`) {
+		t.Errorf("thread watches says pending beside pendingDelivery: %v", ws)
+	}
 	if pending == nil || str(pending, "notifyThreadId") != sid || str(pending, "outcome") != "completed" || str(pending, "turnId") == "" || str(pending, "registeredAt") == "" {
 		t.Errorf("the watch of the slow thread, its recipient busy: %v", pending)
 	}
