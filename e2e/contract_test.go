@@ -109,6 +109,11 @@ func TestContractPublicFieldsAndManualDrift(t *testing.T) {
 		str(res, "availability") != "available" || str(res, "text") != "hello contract" {
 		t.Errorf("thread wait: %v", waited)
 	}
+	// A client's start reads back its delegation id; the configuration is what ran.
+	if th := obj(waited, "thread"); str(obj(th, "origin"), "delegationId") != str(start, "delegationId") ||
+		str(obj(th, "configuration"), "model") != "small" || str(obj(th, "configuration"), "thinking") != "high" {
+		t.Errorf("thread origin and configuration: %v", th)
+	}
 	if th := obj(waited, "thread"); str(th, "status") != "completed" || str(th, "loadState") != "idle" || str(th, "threadId") != id || str(th, "deepLink") == "" {
 		t.Errorf("thread object: %v", th)
 	}
@@ -158,6 +163,8 @@ func TestContractPublicFieldsAndManualDrift(t *testing.T) {
 	c.ok("thread", "wait", id, "--timeout-ms", "20000")
 	if idle := c.ok("thread", "cancel", id); idle["cancelled"] != false || str(idle, "threadId") != id || str(idle, "harnessId") != "echo" {
 		t.Errorf("cancel of an idle thread: %v", idle)
+	} else if turnID, present := idle["turnId"]; !present || turnID != nil {
+		t.Errorf("cancel of an idle thread: turnId %v (present %v), want null", turnID, present)
 	}
 
 	// Watches: watching, an already stopped thread, a duplicate, a pending delivery to a busy

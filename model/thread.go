@@ -76,12 +76,33 @@ type ThreadInfo struct {
 	Title             string        `json:"title,omitempty" doc:"its title, when it has one"`
 	Cwd               string        `json:"cwd,omitempty" doc:"its working directory"`
 	Model             string        `json:"model,omitempty" doc:"its model"`
+	Configuration     Configuration `json:"configuration" doc:"the model and thinking the thread actually runs with"`
 	CreatedAt         time.Time     `json:"createdAt" doc:"when it was created"`
 	UpdatedAt         time.Time     `json:"updatedAt" doc:"when it last changed"`
 	LastTurn          *TurnSummary  `json:"lastTurn,omitempty" doc:"its latest turn"`
 	Origin            *OriginView   `json:"origin,omitempty" doc:"who made it (absent for a thread not made by codexhost)"`
 	Refs              []string      `json:"refs" doc:"absolute URIs of related material, inherited ones first"`
 	BranchOf          *BranchSource `json:"branchOf,omitempty" doc:"the session a continued thread branches from (absent for others)"`
+}
+
+// Configuration is what a thread actually runs with, as its harness reports it: for a native
+// thread the App Server's own model and reasoning effort of the thread, for an external one
+// what codexhost gives its command. Null is not known (the harness's default applies).
+type Configuration struct {
+	Model    *string `json:"model" doc:"the model, null when the harness chooses"`
+	Thinking *string `json:"thinking" doc:"the thinking option (reasoning effort), null for the model's default"`
+}
+
+// NewConfiguration is a Configuration of a model and a thinking option, "" being unknown.
+func NewConfiguration(model, thinking string) Configuration {
+	var c Configuration
+	if model != "" {
+		c.Model = &model
+	}
+	if thinking != "" {
+		c.Thinking = &thinking
+	}
+	return c
 }
 
 // OriginView says who made the thread: a parent thread (delegation) or a client.

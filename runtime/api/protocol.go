@@ -109,7 +109,7 @@ type DelegateStartParams struct {
 type DelegateStartResult struct {
 	DelegationID   string           `json:"delegationId,omitempty" doc:"id of this delegation (from a parent thread or a client); the same on a repeated request"`
 	ThreadID       string           `json:"threadId" doc:"the child thread's id"`
-	TurnID         string           `json:"turnId,omitempty" doc:"the child's first turn"`
+	TurnID         string           `json:"turnId" doc:"the child's first turn (null when none started)"`
 	HarnessID      string           `json:"harnessId" doc:"the harness the child runs on"`
 	DeepLink       string           `json:"deepLink" doc:"codex://threads/<threadId>"`
 	Status         string           `json:"status" doc:"the child's status: creating, running, completed, failed or interrupted"`
@@ -181,7 +181,7 @@ type ThreadReadResult struct {
 	ThreadID   string           `json:"threadId" doc:"the thread's id"`
 	HarnessID  string           `json:"harnessId" doc:"the harness it runs on"`
 	Status     string           `json:"status" doc:"creating, running, completed, failed or interrupted"`
-	Turn       *TurnRef         `json:"turn,omitempty" doc:"the latest turn, when there is one"`
+	Turn       *TurnRef         `json:"turn" doc:"the latest turn, null when there is none"`
 	Thread     model.ThreadInfo `json:"thread" doc:"the thread"`
 	Result     *model.Result    `json:"result,omitempty" doc:"the outcome of the latest finished turn"`
 	Messages   []model.Message  `json:"messages,omitempty" doc:"--view messages: a page of messages, oldest first"`
@@ -256,7 +256,7 @@ type ThreadCancelParams struct {
 // ThreadCancelResult names the interrupted turn.
 type ThreadCancelResult struct {
 	ThreadID  string           `json:"threadId" doc:"the thread's id"`
-	TurnID    string           `json:"turnId,omitempty" doc:"the interrupted turn (absent when nothing was running)"`
+	TurnID    string           `json:"turnId" doc:"the interrupted turn (null when nothing was running)"`
 	HarnessID string           `json:"harnessId" doc:"the harness it runs on"`
 	Cancelled bool             `json:"cancelled" doc:"true when a running turn was interrupted; false on an idle thread"`
 	Thread    model.ThreadInfo `json:"thread" doc:"the thread"`

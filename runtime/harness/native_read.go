@@ -100,6 +100,8 @@ func NativeThreadInfo(th appserver.Thread) model.ThreadInfo {
 	if th.Model != nil {
 		info.Model = *th.Model
 	}
+	// What the App Server reports it runs, not the harness's default.
+	info.Configuration = model.NewConfiguration(info.Model, deref(th.ReasoningEffort))
 	return info
 }
 
@@ -368,4 +370,11 @@ func nativeTurnStart(t appserver.Turn) time.Time {
 		first = time.Unix(*t.StartedAt+1, 0)
 	}
 	return first
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
