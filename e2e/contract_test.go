@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codexhost/codexhost/runtime/api"
 )
 
 // The harnesses of the contract tests: one that answers at once, one that answers after a
@@ -236,15 +238,24 @@ func TestContractPublicFieldsAndManualDrift(t *testing.T) {
 	short := h.asClient(tok, "delegate", "start", "--harness", "echo", "--task", "compact one", "--format", "compact")
 	var cdoc map[string]any
 	short.decode(t, &cdoc)
-	if cdoc["threadId"] != nil || str(cdoc, "deepLink") == "" || str(cdoc, "harnessId") != "echo" || str(cdoc, "status") == "" || idBesideLink(cdoc) {
+	if cdoc["threadId"] != nil || !strings.HasPrefix(str(cdoc, "thread"), "codex://threads/") || str(cdoc, "harnessId") != "echo" || str(cdoc, "status") == "" || idBesideLink(cdoc) {
 		t.Errorf("delegate start --format compact: %s", short.stdout)
 	}
 	var clist map[string]any
 	h.asClient(tok, "thread", "list", "--format", "compact").decode(t, &clist)
 	for _, e := range clist["threads"].([]any) {
 		th := e.(map[string]any)
-		if th["threadId"] != nil || th["id"] != nil || str(th, "deepLink") == "" || str(th, "harnessId") == "" || str(th, "status") == "" {
+		if th["threadId"] != nil || th["id"] != nil || !strings.HasPrefix(str(th, "thread"), "codex://threads/") || str(th, "harnessId") == "" || str(th, "status") == "" {
 			t.Errorf("compact list item %v", th)
+		}
+	}
+	// Every command's compact form keeps the rules of the manual's COMPACT section.
+	for _, args := range [][]string{{"thread", "read", id}, {"thread", "wait", id}, {"thread", "read", id, "--view", "messages"}, {"thread", "list"},
+		{"thread", "watches"}, {"thread", "watch", slowID, "--notify", sid}, {"thread", "cancel", id}, {"harness", "list"}, {"harness", "inspect", "echo"}} {
+		var doc any
+		h.asClient(tok, append(args, "--format", "compact")...).decode(t, &doc)
+		if err := api.CheckCompact(doc); err != nil {
+			t.Errorf("%v --format compact: %v", args, err)
 		}
 	}
 
