@@ -278,6 +278,11 @@ var driftExempt = map[string]string{
 	"WatchEntry.reason":        "undeliverable watches only (runtime/watch tests)",
 	"client events.reason":     "unreadable and notFound outcomes only (runtime/watch tests)",
 	"Thread.branchOf":          "a branch of a native session only (runtime/sessionlinks_test.go)",
+	"thread read.progress":     "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
+	"TurnSummary.progress":     "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
+	"TurnProgress.items":       "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
+	"TurnProgress.commands":    "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
+	"TurnProgress.messages":    "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
 	"BranchSource.host":        "a branch of a native session only (runtime/sessionlinks_test.go)",
 	"BranchSource.thread":      "a branch of a native session only (runtime/sessionlinks_test.go)",
 }

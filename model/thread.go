@@ -55,6 +55,16 @@ type TurnSummary struct {
 	Error       string     `json:"error,omitempty" doc:"why it failed"`
 	StartedAt   *time.Time `json:"startedAt,omitempty" doc:"when it started"`
 	CompletedAt *time.Time `json:"completedAt,omitempty" doc:"when it ended"`
+	// Progress counts what the running turn did so far, where the harness reports it (the
+	// App Server's items of a native turn); absent for an ended turn and external ones.
+	Progress *TurnProgress `json:"progress,omitempty" doc:"what the running turn did so far, when its harness reports it"`
+}
+
+// TurnProgress is what a running turn did so far: counts only, never content.
+type TurnProgress struct {
+	Items    int `json:"items" doc:"items of its work so far (agent messages, reasoning, commands, file changes, tool calls)"`
+	Commands int `json:"commands" doc:"commands it ran or runs"`
+	Messages int `json:"messages" doc:"agent messages it wrote"`
 }
 
 // ThreadInfo is the metadata part of every thread view.

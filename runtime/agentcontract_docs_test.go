@@ -172,3 +172,25 @@ func cmpOr(a, b string) string {
 	}
 	return b
 }
+
+// A running native turn reports its progress from the App Server's items (counts only); an
+// ended turn reports none.
+func TestRunningNativeTurnReportsProgress(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
+	c := th.client("ops")
+	id := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "[[mode:shell]] [[cmd:sleep 4]]", Cwd: t.TempDir()}).Thread.ID
+	var seen *model.TurnProgress
+	eventually(t, "progress of the running turn", func() bool {
+		rd := call[api.ThreadReadResult](t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: id})
+		if rd.Status == model.StatusRunning && rd.Progress != nil && rd.Progress.Commands > 0 {
+			seen = rd.Progress
+		}
+		return seen != nil || rd.Status != model.StatusRunning
+	})
+	if seen == nil || seen.Items == 0 || seen.Commands != 1 {
+		t.Fatalf("progress while the command ran: %+v", seen)
+	}
+	if done := waitStopped(t, c, id); done.Progress != nil || done.Status != model.StatusCompleted {
+		t.Fatalf("an ended turn: status %s, progress %+v", done.Status, done.Progress)
+	}
+}

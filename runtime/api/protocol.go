@@ -178,16 +178,17 @@ type ThreadReadParams struct {
 // In JSON, result is always present (availability pending while no turn finished) and the
 // messages view always has nextCursor (null on the last page): see public.go.
 type ThreadReadResult struct {
-	ThreadID   string           `json:"threadId" doc:"the thread's id"`
-	HarnessID  string           `json:"harnessId" doc:"the harness it runs on"`
-	Status     string           `json:"status" doc:"creating, running, completed, failed or interrupted"`
-	Turn       *TurnRef         `json:"turn" doc:"the latest turn, null when there is none"`
-	Thread     model.ThreadInfo `json:"thread" doc:"the thread"`
-	Result     *model.Result    `json:"result,omitempty" doc:"the outcome of the latest finished turn"`
-	Messages   []model.Message  `json:"messages,omitempty" doc:"--view messages: a page of messages, oldest first"`
-	HasMore    bool             `json:"hasMore" doc:"true when older messages remain: pass nextCursor as --cursor"`
-	NextCursor string           `json:"nextCursor,omitempty" doc:"--view messages: the cursor of the next (older) page, null on the last"`
-	TimedOut   *bool            `json:"timedOut,omitempty" doc:"thread wait only: true when the thread was still running at the timeout"`
+	ThreadID   string              `json:"threadId" doc:"the thread's id"`
+	HarnessID  string              `json:"harnessId" doc:"the harness it runs on"`
+	Status     string              `json:"status" doc:"creating, running, completed, failed or interrupted"`
+	Turn       *TurnRef            `json:"turn" doc:"the latest turn, null when there is none"`
+	Progress   *model.TurnProgress `json:"progress,omitempty" doc:"what the running turn did so far, when its harness reports it"`
+	Thread     model.ThreadInfo    `json:"thread" doc:"the thread"`
+	Result     *model.Result       `json:"result,omitempty" doc:"the outcome of the latest finished turn"`
+	Messages   []model.Message     `json:"messages,omitempty" doc:"--view messages: a page of messages, oldest first"`
+	HasMore    bool                `json:"hasMore" doc:"true when older messages remain: pass nextCursor as --cursor"`
+	NextCursor string              `json:"nextCursor,omitempty" doc:"--view messages: the cursor of the next (older) page, null on the last"`
+	TimedOut   *bool               `json:"timedOut,omitempty" doc:"thread wait only: true when the thread was still running at the timeout"`
 }
 
 // ThreadWaitParams waits until the thread is not active or the timeout passes.

@@ -66,6 +66,7 @@ func (n *Native) Read(ctx context.Context, id model.ThreadID, req ReadRequest) (
 	snap := Snapshot{Info: info}
 	if len(turns) > 0 {
 		snap.Info.LastTurn = nativeSummary(turns[0])
+		n.addProgress(c, id, snap.Info.LastTurn)
 	}
 	for _, t := range turns {
 		if t.Status != appserver.TurnInProgress {
