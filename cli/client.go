@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
 )
 
@@ -23,17 +24,18 @@ func newClientCmd() *cobra.Command {
 
 func newClientAddCmd() *cobra.Command {
 	var (
-		asJSON bool
-		grant  config.Grant
+		asJSON, asText bool
+		grant          config.Grant
 	)
 	cmd := &cobra.Command{
-		Use:   "add NAME [--scope S]...",
+		Use:   "add NAME [--scope S]... [--text]",
 		Short: "Create a client token (printed once; only its SHA-256 is stored)",
 		Long: "Create a client token (printed once; only its SHA-256 is stored).\n\n" +
 			"Without --scope the client has no operator scope: it cannot list, read or change Codex sessions. " +
 			"operator.read lists hosts and sessions and reads transcripts; operator.write adds continue and archive " +
 			"of local threads; operator.admin adds continue of a paired node's thread. Continue and archive also " +
-			"need --allow-write-controls.",
+			"need --allow-write-controls.\n\n" +
+			"It prints one JSON document, {\"client\":NAME,\"token\":TOKEN}; --text prints it for people.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return invalidArgs(cmd, "expects the client's name")
@@ -59,8 +61,8 @@ func newClientAddCmd() *cobra.Command {
 			}); err != nil {
 				return err
 			}
-			if asJSON {
-				b, _ := json.Marshal(map[string]string{"client": args[0], "token": token})
+			if !asText {
+				b, _ := json.Marshal(api.ClientAddResult{Client: args[0], Token: token})
 				fmt.Fprintln(cmd.OutOrStdout(), string(b))
 				return nil
 			}
@@ -68,7 +70,8 @@ func newClientAddCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", true, "print as JSON (the default)")
+	cmd.Flags().BoolVar(&asText, "text", false, "print the token for people instead of JSON")
 	cmd.Flags().StringArrayVar(&grant.Scopes, "scope", nil, "grant an operator scope: "+strings.Join(config.OperatorScopes, ", ")+" (repeatable)")
 	cmd.Flags().BoolVar(&grant.AllowWriteControls, "allow-write-controls", false, "allow write actions (continue, archive; compat send and interrupt) within the client's scopes")
 	cmd.Flags().BoolVar(&grant.AllowRawTranscripts, "allow-raw-transcripts", false, "allow transcript reads and previews of the compat tools")

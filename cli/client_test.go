@@ -22,8 +22,13 @@ func TestClientAddScopes(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &added) != nil || added.Token == "" {
 		t.Fatalf("client add: code %d %q %s", code, out, errOut)
 	}
-	if _, errOut, code = run(t, "client", "add", "bot"); code != 0 {
-		t.Fatalf("client add bot: %s", errOut)
+	// One JSON document without --json too; --text for people.
+	var bot struct{ Client, Token string }
+	if out, errOut, code = run(t, "client", "add", "bot"); code != 0 || json.Unmarshal([]byte(out), &bot) != nil || bot.Client != "bot" || bot.Token == "" {
+		t.Fatalf("client add bot: %s %s", out, errOut)
+	}
+	if out, errOut, code = run(t, "client", "add", "person", "--text"); code != 0 || !strings.HasPrefix(out, "client person created") {
+		t.Fatalf("client add person --text: %s %s", out, errOut)
 	}
 	if _, errOut, code = run(t, "client", "add", "odd", "--scope", "operator.all"); code != 1 || !strings.Contains(errOut, "INVALID_ARGUMENT") || !strings.Contains(errOut, config.ScopeAdmin) {
 		t.Fatalf("unknown scope: code %d %s", code, errOut)

@@ -15,7 +15,7 @@ func newContinueCmd() *cobra.Command {
 	o := operatorCommand{timeoutMs: 30000}
 	var p api.CatalogContinueParams
 	cmd := &cobra.Command{
-		Use:   "continue T [--host ID] [--json]",
+		Use:   "continue T [--host ID] [--json] [--timeout-ms N]",
 		Short: "Continue a native session as a supervised thread (a branch of a local session; a paired node's thread is bound as it is)",
 		Long: "Continue a stored or idle native Codex session of a local host as a supervised codexhost thread. " +
 			"The first call makes a pending branch carrying the session's newest user and assistant messages " +

@@ -40,9 +40,13 @@ func printError(w io.Writer, cmd *cobra.Command, args []string, err error) int {
 	return me.ExitCode()
 }
 
-// errorsAsJSON reports whether cmd reports its errors as JSON: it is agent-facing, or --json
-// was asked for (read from args as well, since a failed parse leaves the flag unset).
+// errorsAsJSON reports whether cmd reports its errors as JSON: it is agent-facing or prints
+// JSON by default, unless --text asked for the form for people, or --json was asked for
+// (read from args as well, since a failed parse leaves the flags unset).
 func errorsAsJSON(cmd *cobra.Command, args []string) bool {
+	if cmd != nil && flagSet(cmd, args, "text") {
+		return false
+	}
 	for c := cmd; c != nil; c = c.Parent() {
 		if c.Annotations[annotationErrors] == "json" {
 			return true
@@ -51,14 +55,24 @@ func errorsAsJSON(cmd *cobra.Command, args []string) bool {
 	if cmd == nil || cmd.Flag("json") == nil {
 		return false
 	}
-	if f := cmd.Flag("json"); f.Changed {
+	return cmd.Flag("json").DefValue == "true" || flagSet(cmd, args, "json")
+}
+
+// flagSet reports whether boolean flag name of cmd is on, from the parsed flags or, when
+// parsing failed before it, from args.
+func flagSet(cmd *cobra.Command, args []string, name string) bool {
+	f := cmd.Flag(name)
+	if f == nil {
+		return false
+	}
+	if f.Changed {
 		return f.Value.String() == "true"
 	}
 	for _, a := range args {
 		if a == "--" {
 			break
 		}
-		if a == "--json" || a == "--json=true" {
+		if a == "--"+name || a == "--"+name+"=true" {
 			return true
 		}
 	}

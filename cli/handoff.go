@@ -56,7 +56,7 @@ func (f *handoffFlags) register(cmd *cobra.Command) {
 // raw is the handoff JSON: the file as it is, or the flags as fields. The runtime validates.
 func (f *handoffFlags) raw(cmd *cobra.Command) (json.RawMessage, error) {
 	if f.file != "" {
-		if cmd.Flags().NFlag() > 1+countSet(cmd, "json", "client-token", "endpoint", "timeout") {
+		if cmd.Flags().NFlag() > 1+countSet(cmd, "json", "client-token", "endpoint", "timeout", "timeout-ms") {
 			return nil, model.Errorf(model.CodeInvalidArgument, "give --file alone, or the field flags without --file", "--file and field flags are exclusive")
 		}
 		var b []byte

@@ -12,27 +12,18 @@ import (
 )
 
 func newLineageCmd() *cobra.Command {
-	o := operatorCommand{timeoutMs: 30000}
+	o := operatorCommand{timeoutMs: 30000, jsonByDefault: true}
 	cmd := &cobra.Command{
-		Use:   "lineage T [--json]",
+		Use:   "lineage T [--text] [--timeout-ms N]",
 		Short: "Show the delegation tree around a thread, from its root to the leaves",
 		Long: "Show who delegated a thread and what it delegated in turn: the thread's origin is followed up to the root " +
 			"(thread read), then every delegated child is listed down to the leaves (thread list --parent), with each " +
-			"thread's harness, status and refs. At most 2000 threads are shown.",
+			"thread's harness, status and refs. At most 2000 threads are shown. It prints one JSON document; --text " +
+			"draws the tree for people.",
 		Args: exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmdContext(cmd)
-			home, err := homeDir(ctx)
-			if err != nil {
-				return err
-			}
-			sess, err := openOperator(ctx, home, o, nil)
-			if err != nil {
-				return err
-			}
-			defer sess.Close()
 			var res api.ThreadLineageResult
-			if err := sess.Call(ctx, api.MethodThreadLineage, api.ThreadLineageParams{Thread: args[0]}, &res); err != nil {
+			if err := o.call(cmd, api.MethodThreadLineage, api.ThreadLineageParams{Thread: args[0]}, &res); err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { printLineage(w, res) })

@@ -29,7 +29,7 @@ import (
 // localClient is the name of the home's own operator client.
 const localClient = config.OperatorClient
 
-// maxOperatorTimeout bounds an operator command's --timeout.
+// maxOperatorTimeout bounds an operator command's --timeout-ms.
 const maxOperatorTimeout = 24 * time.Hour
 
 // operatorByPeer is the token the operator sends: none, since the socket knows who it is.
@@ -39,9 +39,16 @@ type operatorCommand struct {
 	clientToken string
 	endpoint    string
 	asJSON      bool
-	// timeoutMs bounds the whole command (--timeout); its value before register is the
-	// command's default. Zero waits as long as the call takes.
+	// jsonByDefault: the command prints one JSON document unless --text is given, as the
+	// agent-facing commands do (lineage, which agents read too).
+	jsonByDefault bool
+	asText        bool
+	// timeoutMs bounds the whole command (--timeout-ms, or the older --timeout); its value
+	// before register is the command's default. Zero waits as long as the call takes.
 	timeoutMs int
+	// timeoutMsTaken: the command's own --timeout-ms means something else (task start's turn
+	// limit), so its bound keeps the name --timeout.
+	timeoutMsTaken bool
 	// oneShot: a runtime embedded for the session lives for one call.
 	oneShot bool
 	// appServer: the command needs the App Server; a runtime embedded for it starts it at once.
@@ -50,18 +57,41 @@ type operatorCommand struct {
 
 func (o *operatorCommand) register(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
-	f.StringVar(&o.clientToken, "client-token", "", "client token of a runtime's external listener (or "+envClientToken+"; default: the home's local operator client)")
-	f.StringVar(&o.endpoint, "endpoint", "", "runtime endpoint for --client-token (or "+envEndpoint+"; default: the home's socket)")
-	if o.timeoutMs > 0 {
-		f.IntVar(&o.timeoutMs, "timeout", o.timeoutMs, "give up after this many milliseconds (at most a day)")
+	if o.jsonByDefault {
+		f.BoolVar(&o.asJSON, "json", true, "print the result as JSON (the default)")
+		f.BoolVar(&o.asText, "text", false, "print the result for people instead of JSON")
+	} else {
+		f.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
 	}
+	f.StringVar(&o.clientToken, "client-token", "", "client token of a runtime's external listener (or "+envClientToken+"; default: the home's local operator client)")
+	f.StringVar(&o.endpoint, "endpoint", "", "runtime endpoint for --client-token, unix:///path or tcp://HOST:PORT (or "+envEndpoint+"; default: the home's socket)")
+	if o.timeoutMs <= 0 {
+		return
+	}
+	if o.timeoutMsTaken {
+		f.IntVar(&o.timeoutMs, "timeout", o.timeoutMs, "give up after this many milliseconds (at most a day)")
+		return
+	}
+	f.IntVar(&o.timeoutMs, "timeout-ms", o.timeoutMs, "give up after this many milliseconds (at most a day)")
+	// The older name of the same bound, kept hidden so that scripts written for it still run;
+	// no deprecation notice, which pflag would print on stdout, into the JSON.
+	f.IntVar(&o.timeoutMs, "timeout", o.timeoutMs, "the older name of --timeout-ms")
+	_ = f.MarkHidden("timeout")
 }
 
-// print writes res as JSON with --json, else in the human form.
+// timeoutFlag is the name of the command's bound, for messages.
+func (o *operatorCommand) timeoutFlag() string {
+	if o.timeoutMsTaken {
+		return "--timeout"
+	}
+	return "--timeout-ms"
+}
+
+// print writes res as JSON with --json (or by default for jsonByDefault commands unless
+// --text), else in the human form.
 func (o *operatorCommand) print(cmd *cobra.Command, res any, human func(io.Writer)) error {
 	w := cmd.OutOrStdout()
-	if o.asJSON {
+	if o.asJSON && !o.asText {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(res)
@@ -81,7 +111,7 @@ func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result
 func (o *operatorCommand) callEvents(cmd *cobra.Command, method string, params, result any, fn func(api.Event)) error {
 	ctx := cmdContext(cmd)
 	if o.timeoutMs < 0 {
-		return model.Errorf(model.CodeInvalidArgument, "give --timeout in milliseconds, more than 0", "invalid --timeout %d", o.timeoutMs)
+		return model.Errorf(model.CodeInvalidArgument, "give "+o.timeoutFlag()+" in milliseconds, more than 0", "invalid %s %d", o.timeoutFlag(), o.timeoutMs)
 	}
 	if o.timeoutMs > 0 {
 		var cancel context.CancelFunc
@@ -103,7 +133,7 @@ func (o *operatorCommand) callEvents(cmd *cobra.Command, method string, params, 
 	}
 	if errors.Is(err, context.DeadlineExceeded) || (err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)) {
 		// The runtime may still finish what it was asked: say so rather than guess.
-		return model.Errorf(model.CodeRuntimeUnreachable, "raise --timeout; a write (continue, archive) may still complete: check with `codexhost sessions` or `codexhost thread list --operator --all-cwd`",
+		return model.Errorf(model.CodeRuntimeUnreachable, "raise "+o.timeoutFlag()+"; a write (continue, archive) may still complete: check with `codexhost sessions` or `codexhost thread list --operator --all-cwd`",
 			"no answer within %d ms", o.timeoutMs).WithDetail("timeoutMs", o.timeoutMs)
 	}
 	return err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/codexhost/codexhost/internal/termsafe"
 	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
 )
 
 // Output formats of agent-facing commands.
@@ -39,63 +39,19 @@ func writeHuman(w io.Writer, human func(io.Writer)) {
 	sw.Flush()
 }
 
-// print writes one JSON document on stdout.
+// print writes one JSON document on stdout: the result's document, or its compact form.
 func (f *formatFlag) print(w io.Writer, v any) error {
-	b, err := model.MarshalPlain(v)
+	doc := api.AgentDocument(v)
+	if f.format == formatCompact {
+		var err error
+		if doc, err = api.CompactDocument(v); err != nil {
+			return err
+		}
+	}
+	b, err := model.MarshalPlain(doc)
 	if err != nil {
 		return err
 	}
-	if f.format == formatCompact {
-		var doc any
-		if err := json.Unmarshal(b, &doc); err != nil {
-			return err
-		}
-		b, err = model.MarshalPlain(compact(doc))
-		if err != nil {
-			return err
-		}
-	}
 	_, err = fmt.Fprintln(w, string(b))
 	return err
-}
-
-// compact drops what a model rarely needs: internal ids where a link exists, timestamps, and
-// empty values.
-func compact(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		_, hasLink := x["link"]
-		_, hasDeepLink := x["deepLink"]
-		for k, val := range x {
-			if (k == "id" && hasLink) || (k == "threadId" && hasDeepLink) || k == "createdAt" || k == "updatedAt" || k == "at" {
-				continue
-			}
-			c := compact(val)
-			if empty(c) {
-				continue
-			}
-			out[k] = c
-		}
-		return out
-	case []any:
-		out := make([]any, 0, len(x))
-		for _, e := range x {
-			out = append(out, compact(e))
-		}
-		return out
-	}
-	return v
-}
-
-func empty(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case string:
-		return x == ""
-	case map[string]any:
-		return len(x) == 0
-	}
-	return false
 }

@@ -180,15 +180,29 @@ func stored(t *testing.T, codexHome, text string) string {
 	return id
 }
 
-// Operator commands are bounded: --timeout (75 s for sessions, 30 s for continue and
-// archive by default) ends the command with a clear error; a bad value is refused.
+// Operator commands are bounded: --timeout-ms (75 s for sessions, 30 s for continue and
+// archive by default) ends the command with a clear error; a bad value is refused. The
+// older --timeout still works, hidden from help.
 func TestOperatorCommandsTimeOut(t *testing.T) {
 	t.Parallel()
 	operatorHome(t, "/nonexistent/secret-bin/codex", t.TempDir())
-	_, errOut, code := run(t, "sessions", "--timeout", "1")
-	if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable || !strings.Contains(errOut, "no answer within 1 ms") {
-		t.Fatalf("sessions --timeout 1 (%d): %s", code, errOut)
+	for _, flag := range []string{"--timeout-ms", "--timeout"} {
+		_, errOut, code := run(t, "sessions", flag, "1")
+		if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable || !strings.Contains(errOut, "no answer within 1 ms") {
+			t.Fatalf("sessions %s 1 (%d): %s", flag, code, errOut)
+		}
 	}
+	for _, args := range [][]string{{"lineage", "019a0000-0000-7000-8000-000000000001"}, {"continue", "019a0000-0000-7000-8000-000000000001"}} {
+		_, errOut, code := run(t, append(args, "--timeout-ms", "1")...)
+		if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable {
+			t.Fatalf("%s --timeout-ms 1 (%d): %s", args[0], code, errOut)
+		}
+		help, _, _ := run(t, args[0], "--help")
+		if !strings.Contains(help, "--timeout-ms") || strings.Contains(help, "--timeout ") {
+			t.Fatalf("%s --help shows the old --timeout or lacks --timeout-ms:\n%s", args[0], help)
+		}
+	}
+	_, errOut, code := run(t, "archive", "019a0000-0000-7000-8000-000000000001", "--confirm-no-other-runner", "--timeout", "-5")
 	_, errOut, code = run(t, "archive", "019a0000-0000-7000-8000-000000000001", "--confirm-no-other-runner", "--timeout", "-5")
 	if code != 1 || errorCode(t, errOut) != model.CodeInvalidArgument {
 		t.Fatalf("archive --timeout -5 (%d): %s", code, errOut)

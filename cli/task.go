@@ -43,7 +43,7 @@ func printTask(w io.Writer, t api.TaskInfo) {
 }
 
 func newTaskStartCmd() *cobra.Command {
-	o := operatorCommand{timeoutMs: 60000}
+	o := operatorCommand{timeoutMs: 60000, timeoutMsTaken: true}
 	var p api.TaskStartParams
 	cmd := &cobra.Command{
 		Use:   "start (--handoff ID | --task TEXT (--project-path P | --workspace W)) [--confirm-high-risk] [--timeout-ms N] [--provider NAME] [--json]",

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codexhost/codexhost/internal/table"
+	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
@@ -45,7 +46,7 @@ func printTranscript(w io.Writer, res api.CatalogTranscriptResult) {
 		if t.StartedAt != nil {
 			when = table.Ago(*t.StartedAt, time.Now())
 		}
-		fmt.Fprintf(w, "\n-- turn %s  %s  %s\n", t.ID, t.Status, when)
+		fmt.Fprintf(w, "\n-- turn %s  %s  %s\n", t.ID, model.StatusWord(t.Status), when)
 		for _, m := range t.Messages {
 			fmt.Fprintf(w, "%s: %s\n", m.Role, strings.ReplaceAll(m.Text, "\n", "\n  "))
 		}

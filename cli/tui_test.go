@@ -171,7 +171,8 @@ func TestLineageCommandWalksFromTheRootToTheLeaves(t *testing.T) {
 	sibling := delegate(t, s, api.DelegateStartParams{Caller: api.CallerHint{ParentThread: root}, Harness: "shell", Task: "sibling", Cwd: cwd})
 	grandchild := delegate(t, s, api.DelegateStartParams{Caller: api.CallerHint{ParentThread: child}, Harness: "shell", Task: "grandchild", Cwd: cwd})
 
-	out, errOut, code := run(t, "lineage", "codex://threads/"+child, "--json")
+	// One JSON document by default, as agents read it.
+	out, errOut, code := run(t, "lineage", "codex://threads/"+child, "--timeout-ms", "20000")
 	if code != 0 {
 		t.Fatalf("lineage: %d %s", code, errOut)
 	}
@@ -200,7 +201,7 @@ func TestLineageCommandWalksFromTheRootToTheLeaves(t *testing.T) {
 		t.Fatalf("grandchild did not inherit the ref: %v", refs)
 	}
 
-	out, _, code = run(t, "lineage", grandchild)
+	out, _, code = run(t, "lineage", grandchild, "--text")
 	if code != 0 || !strings.HasPrefix(out, root+"  shell") || !strings.Contains(out, "├─ "+child) ||
 		!strings.Contains(out, "│  └─ "+grandchild) || !strings.Contains(out, "└─ "+sibling) || !strings.Contains(out, grandchild+"  shell") {
 		t.Fatalf("lineage tree:\n%s", out)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codexhost/codexhost/runtime/api"
 )
 
 // The harnesses of the contract tests: one that answers at once, one that answers after a
@@ -109,6 +111,11 @@ func TestContractPublicFieldsAndManualDrift(t *testing.T) {
 		str(res, "availability") != "available" || str(res, "text") != "hello contract" {
 		t.Errorf("thread wait: %v", waited)
 	}
+	// A client's start reads back its delegation id; the configuration is what ran.
+	if th := obj(waited, "thread"); str(obj(th, "origin"), "delegationId") != str(start, "delegationId") ||
+		str(obj(th, "configuration"), "model") != "small" || str(obj(th, "configuration"), "thinking") != "high" {
+		t.Errorf("thread origin and configuration: %v", th)
+	}
 	if th := obj(waited, "thread"); str(th, "status") != "completed" || str(th, "loadState") != "idle" || str(th, "threadId") != id || str(th, "deepLink") == "" {
 		t.Errorf("thread object: %v", th)
 	}
@@ -158,6 +165,8 @@ func TestContractPublicFieldsAndManualDrift(t *testing.T) {
 	c.ok("thread", "wait", id, "--timeout-ms", "20000")
 	if idle := c.ok("thread", "cancel", id); idle["cancelled"] != false || str(idle, "threadId") != id || str(idle, "harnessId") != "echo" {
 		t.Errorf("cancel of an idle thread: %v", idle)
+	} else if turnID, present := idle["turnId"]; !present || turnID != nil {
+		t.Errorf("cancel of an idle thread: turnId %v (present %v), want null", turnID, present)
 	}
 
 	// Watches: watching, an already stopped thread, a duplicate, a pending delivery to a busy
@@ -185,6 +194,9 @@ func TestContractPublicFieldsAndManualDrift(t *testing.T) {
 		if pending != nil {
 			break
 		}
+	}
+	if ws := c.ok("thread", "watches"); strings.Contains(mustJSON(ws), `"pending"`) {
+		t.Errorf("thread watches says pending beside pendingDelivery: %v", ws)
 	}
 	if pending == nil || str(pending, "notifyThreadId") != sid || str(pending, "outcome") != "completed" || str(pending, "turnId") == "" || str(pending, "registeredAt") == "" {
 		t.Errorf("the watch of the slow thread, its recipient busy: %v", pending)
@@ -226,15 +238,24 @@ func TestContractPublicFieldsAndManualDrift(t *testing.T) {
 	short := h.asClient(tok, "delegate", "start", "--harness", "echo", "--task", "compact one", "--format", "compact")
 	var cdoc map[string]any
 	short.decode(t, &cdoc)
-	if cdoc["threadId"] != nil || str(cdoc, "deepLink") == "" || str(cdoc, "harnessId") != "echo" || str(cdoc, "status") == "" || idBesideLink(cdoc) {
+	if cdoc["threadId"] != nil || !strings.HasPrefix(str(cdoc, "thread"), "codex://threads/") || str(cdoc, "harnessId") != "echo" || str(cdoc, "status") == "" || idBesideLink(cdoc) {
 		t.Errorf("delegate start --format compact: %s", short.stdout)
 	}
 	var clist map[string]any
 	h.asClient(tok, "thread", "list", "--format", "compact").decode(t, &clist)
 	for _, e := range clist["threads"].([]any) {
 		th := e.(map[string]any)
-		if th["threadId"] != nil || th["id"] != nil || str(th, "deepLink") == "" || str(th, "harnessId") == "" || str(th, "status") == "" {
+		if th["threadId"] != nil || th["id"] != nil || !strings.HasPrefix(str(th, "thread"), "codex://threads/") || str(th, "harnessId") == "" || str(th, "status") == "" {
 			t.Errorf("compact list item %v", th)
+		}
+	}
+	// Every command's compact form keeps the rules of the manual's COMPACT section.
+	for _, args := range [][]string{{"thread", "read", id}, {"thread", "wait", id}, {"thread", "read", id, "--view", "messages"}, {"thread", "list"},
+		{"thread", "watches"}, {"thread", "watch", slowID, "--notify", sid}, {"thread", "cancel", id}, {"harness", "list"}, {"harness", "inspect", "echo"}} {
+		var doc any
+		h.asClient(tok, append(args, "--format", "compact")...).decode(t, &doc)
+		if err := api.CheckCompact(doc); err != nil {
+			t.Errorf("%v --format compact: %v", args, err)
 		}
 	}
 
@@ -257,6 +278,11 @@ var driftExempt = map[string]string{
 	"WatchEntry.reason":        "undeliverable watches only (runtime/watch tests)",
 	"client events.reason":     "unreadable and notFound outcomes only (runtime/watch tests)",
 	"Thread.branchOf":          "a branch of a native session only (runtime/sessionlinks_test.go)",
+	"thread read.progress":     "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
+	"TurnSummary.progress":     "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
+	"TurnProgress.items":       "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
+	"TurnProgress.commands":    "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
+	"TurnProgress.messages":    "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
 	"BranchSource.host":        "a branch of a native session only (runtime/sessionlinks_test.go)",
 	"BranchSource.thread":      "a branch of a native session only (runtime/sessionlinks_test.go)",
 }

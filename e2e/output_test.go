@@ -3,6 +3,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/codexhost/codexhost/runtime/api"
 )
 
 // Scenario: S000-12 — `codexhost delegate --help` of the built binary prints the embedded
@@ -125,8 +127,8 @@ func TestS000_14_OutputIsStructured(t *testing.T) {
 		short := h.asClient(tok, append(args, "--format", "compact")...)
 		var compact any
 		short.decode(t, &compact)
-		if len(short.stdout) >= len(full.stdout) || !strings.Contains(short.stdout, `"link":"codex://threads/`+id+`"`) ||
-			idBesideLink(compact) {
+		if len(short.stdout) >= len(full.stdout) || !strings.Contains(short.stdout, `"thread":"codex://threads/`+id+`"`) ||
+			idBesideLink(compact) || api.CheckCompact(compact) != nil {
 			t.Errorf("%v --format compact is not a shorter JSON with links and no ids:\n%s\nfull:\n%s", args, short.stdout, full.stdout)
 		}
 	}

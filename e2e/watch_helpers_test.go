@@ -272,7 +272,7 @@ type (
 	}
 	wcWatches struct {
 		Watching      []wcWatch `json:"watching"`
-		Pending       []wcWatch `json:"pending"`
+		Pending       []wcWatch `json:"pendingDelivery"`
 		Undeliverable []wcWatch `json:"undeliverable"`
 	}
 	wcMessage struct {

@@ -47,6 +47,10 @@ func PublicStatus(info ThreadInfo) string {
 func (info *ThreadInfo) SetPublic() {
 	info.ThreadID, info.HarnessID, info.DeepLink = info.ID, info.Harness, info.Link
 	info.RunStatus = PublicStatus(*info)
+	if info.Configuration.Model == nil && info.Model != "" {
+		m := info.Model
+		info.Configuration.Model = &m
+	}
 }
 
 // Result availabilities: whether the outcome of the thread's work can be read yet.

@@ -55,6 +55,16 @@ type TurnSummary struct {
 	Error       string     `json:"error,omitempty" doc:"why it failed"`
 	StartedAt   *time.Time `json:"startedAt,omitempty" doc:"when it started"`
 	CompletedAt *time.Time `json:"completedAt,omitempty" doc:"when it ended"`
+	// Progress counts what the running turn did so far, where the harness reports it (the
+	// App Server's items of a native turn); absent for an ended turn and external ones.
+	Progress *TurnProgress `json:"progress,omitempty" doc:"what the running turn did so far, when its harness reports it"`
+}
+
+// TurnProgress is what a running turn did so far: counts only, never content.
+type TurnProgress struct {
+	Items    int `json:"items" doc:"items of its work so far (agent messages, reasoning, commands, file changes, tool calls)"`
+	Commands int `json:"commands" doc:"commands it ran or runs"`
+	Messages int `json:"messages" doc:"agent messages it wrote"`
 }
 
 // ThreadInfo is the metadata part of every thread view.
@@ -76,6 +86,7 @@ type ThreadInfo struct {
 	Title             string        `json:"title,omitempty" doc:"its title, when it has one"`
 	Cwd               string        `json:"cwd,omitempty" doc:"its working directory"`
 	Model             string        `json:"model,omitempty" doc:"its model"`
+	Configuration     Configuration `json:"configuration" doc:"the model and thinking the thread actually runs with"`
 	CreatedAt         time.Time     `json:"createdAt" doc:"when it was created"`
 	UpdatedAt         time.Time     `json:"updatedAt" doc:"when it last changed"`
 	LastTurn          *TurnSummary  `json:"lastTurn,omitempty" doc:"its latest turn"`
@@ -85,6 +96,26 @@ type ThreadInfo struct {
 	// Usage is null while the thread has reported no token usage (an external harness that
 	// prints no usage line): unknown, not zero.
 	Usage *Usage `json:"usage" doc:"token usage of its turns (input, cachedInput, output, reasoning, total, turns, context fill, estimatedCost); null when none was reported"`
+}
+
+// Configuration is what a thread actually runs with, as its harness reports it: for a native
+// thread the App Server's own model and reasoning effort of the thread, for an external one
+// what codexhost gives its command. Null is not known (the harness's default applies).
+type Configuration struct {
+	Model    *string `json:"model" doc:"the model, null when the harness chooses"`
+	Thinking *string `json:"thinking" doc:"the thinking option (reasoning effort), null for the model's default"`
+}
+
+// NewConfiguration is a Configuration of a model and a thinking option, "" being unknown.
+func NewConfiguration(model, thinking string) Configuration {
+	var c Configuration
+	if model != "" {
+		c.Model = &model
+	}
+	if thinking != "" {
+		c.Thinking = &thinking
+	}
+	return c
 }
 
 // OriginView says who made the thread: a parent thread (delegation) or a client.

@@ -37,11 +37,13 @@ const ClientRecipientPrefix = "client:"
 // Watch is a durable one-shot stop notification. It holds ids, states, results, times and
 // reasons only: never conversation content, task text or credentials.
 type Watch struct {
-	V            int       `json:"v" doc:"record version"`
-	ID           string    `json:"id" doc:"the watch's id"`
-	Thread       ThreadID  `json:"thread" doc:"the watched thread"`
-	Notify       string    `json:"notify" doc:"who is notified: a thread id, or client:NAME"` // a thread id, or client:NAME
-	State        string    `json:"state" doc:"watching, pending, delivering, delivered or undeliverable"`
+	V      int      `json:"v" doc:"record version"`
+	ID     string   `json:"id" doc:"the watch's id"`
+	Thread ThreadID `json:"thread" doc:"the watched thread"`
+	Notify string   `json:"notify" doc:"who is notified: a thread id, or client:NAME"` // a thread id, or client:NAME
+	// State is one of the Watch* states; commands print pending and delivering both as
+	// pendingDelivery (api.PublicWatchRecord).
+	State        string    `json:"state" doc:"watching, pendingDelivery, delivered or undeliverable"`
 	RegisteredAt time.Time `json:"registeredAt" doc:"when it was registered"`
 	Deadline     time.Time `json:"deadline" doc:"the end of the observation window (absolute)"`
 	// RunningTurn is the observed thread's turn in flight when last seen; its end is the stop.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/codexhost/codexhost/internal/table"
+	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
@@ -21,9 +22,10 @@ var (
 func Sessions(ss []api.CatalogSession) table.Table {
 	t := table.Table{Columns: SessionColumns, Empty: "no sessions"}
 	for _, s := range ss {
-		status := table.Styled(s.Status, statusStyle(s.Status))
+		word := model.StatusWord(s.Status)
+		status := table.Styled(word, statusStyle(word))
 		if s.WaitingOnApproval {
-			status = table.Styled(s.Status+" (waiting on approval)", table.Warn)
+			status = table.Styled(word+" (waiting on approval)", table.Warn)
 		}
 		title := table.Text(s.Title + LinkNote(s.ID, s.SessionLink))
 		if s.Title == "" {

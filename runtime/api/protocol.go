@@ -112,7 +112,7 @@ type DelegateStartParams struct {
 type DelegateStartResult struct {
 	DelegationID   string           `json:"delegationId,omitempty" doc:"id of this delegation (from a parent thread or a client); the same on a repeated request"`
 	ThreadID       string           `json:"threadId" doc:"the child thread's id"`
-	TurnID         string           `json:"turnId,omitempty" doc:"the child's first turn"`
+	TurnID         string           `json:"turnId" doc:"the child's first turn (null when none started)"`
 	HarnessID      string           `json:"harnessId" doc:"the harness the child runs on"`
 	DeepLink       string           `json:"deepLink" doc:"codex://threads/<threadId>"`
 	Status         string           `json:"status" doc:"the child's status: creating, running, completed, failed or interrupted"`
@@ -181,16 +181,17 @@ type ThreadReadParams struct {
 // In JSON, result is always present (availability pending while no turn finished) and the
 // messages view always has nextCursor (null on the last page): see public.go.
 type ThreadReadResult struct {
-	ThreadID   string           `json:"threadId" doc:"the thread's id"`
-	HarnessID  string           `json:"harnessId" doc:"the harness it runs on"`
-	Status     string           `json:"status" doc:"creating, running, completed, failed or interrupted"`
-	Turn       *TurnRef         `json:"turn,omitempty" doc:"the latest turn, when there is one"`
-	Thread     model.ThreadInfo `json:"thread" doc:"the thread"`
-	Result     *model.Result    `json:"result,omitempty" doc:"the outcome of the latest finished turn"`
-	Messages   []model.Message  `json:"messages,omitempty" doc:"--view messages: a page of messages, oldest first"`
-	HasMore    bool             `json:"hasMore" doc:"true when older messages remain: pass nextCursor as --cursor"`
-	NextCursor string           `json:"nextCursor,omitempty" doc:"--view messages: the cursor of the next (older) page, null on the last"`
-	TimedOut   *bool            `json:"timedOut,omitempty" doc:"thread wait only: true when the thread was still running at the timeout"`
+	ThreadID   string              `json:"threadId" doc:"the thread's id"`
+	HarnessID  string              `json:"harnessId" doc:"the harness it runs on"`
+	Status     string              `json:"status" doc:"creating, running, completed, failed or interrupted"`
+	Turn       *TurnRef            `json:"turn" doc:"the latest turn, null when there is none"`
+	Progress   *model.TurnProgress `json:"progress,omitempty" doc:"what the running turn did so far, when its harness reports it"`
+	Thread     model.ThreadInfo    `json:"thread" doc:"the thread"`
+	Result     *model.Result       `json:"result,omitempty" doc:"the outcome of the latest finished turn"`
+	Messages   []model.Message     `json:"messages,omitempty" doc:"--view messages: a page of messages, oldest first"`
+	HasMore    bool                `json:"hasMore" doc:"true when older messages remain: pass nextCursor as --cursor"`
+	NextCursor string              `json:"nextCursor,omitempty" doc:"--view messages: the cursor of the next (older) page, null on the last"`
+	TimedOut   *bool               `json:"timedOut,omitempty" doc:"thread wait only: true when the thread was still running at the timeout"`
 }
 
 // ThreadWaitParams waits until the thread is not active or the timeout passes.
@@ -259,7 +260,7 @@ type ThreadCancelParams struct {
 // ThreadCancelResult names the interrupted turn.
 type ThreadCancelResult struct {
 	ThreadID  string           `json:"threadId" doc:"the thread's id"`
-	TurnID    string           `json:"turnId,omitempty" doc:"the interrupted turn (absent when nothing was running)"`
+	TurnID    string           `json:"turnId" doc:"the interrupted turn (null when nothing was running)"`
 	HarnessID string           `json:"harnessId" doc:"the harness it runs on"`
 	Cancelled bool             `json:"cancelled" doc:"true when a running turn was interrupted; false on an idle thread"`
 	Thread    model.ThreadInfo `json:"thread" doc:"the thread"`
@@ -524,4 +525,11 @@ type ThreadVisibleParams struct {
 // ThreadVisibleResult answers for the calling client.
 type ThreadVisibleResult struct {
 	Visible bool `json:"visible"`
+}
+
+// ClientAddResult is what client add prints: the new client's name and its token, shown
+// this once (config.toml keeps only its SHA-256).
+type ClientAddResult struct {
+	Client string `json:"client" doc:"the client's name"`
+	Token  string `json:"token" doc:"its token, printed only now"`
 }

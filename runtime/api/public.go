@@ -99,3 +99,23 @@ func nullable(s string) *string {
 	}
 	return &s
 }
+
+type delegateStartJSON DelegateStartResult
+
+// MarshalJSON writes turnId as null when no turn started, as the public CLI prints it.
+func (r DelegateStartResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		delegateStartJSON
+		TurnID *string `json:"turnId"`
+	}{delegateStartJSON(r), nullable(r.TurnID)})
+}
+
+type threadCancelJSON ThreadCancelResult
+
+// MarshalJSON writes turnId as null when nothing was running.
+func (r ThreadCancelResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		threadCancelJSON
+		TurnID *string `json:"turnId"`
+	}{threadCancelJSON(r), nullable(r.TurnID)})
+}

@@ -53,28 +53,30 @@ type GitInfo struct {
 
 // Thread is a Codex thread. Source is a string or an object in the schema, so it stays raw.
 type Thread struct {
-	ID            string          `json:"id"`
-	SessionID     string          `json:"sessionId"`
-	ForkedFromID  *string         `json:"forkedFromId"`
-	ParentID      *string         `json:"parentThreadId"`
-	Preview       string          `json:"preview"`
-	Name          *string         `json:"name"`
-	Ephemeral     bool            `json:"ephemeral"`
-	Model         *string         `json:"model"`
-	ModelProvider string          `json:"modelProvider"`
-	CreatedAt     int64           `json:"createdAt"`
-	UpdatedAt     int64           `json:"updatedAt"`
-	RecencyAt     *int64          `json:"recencyAt"`
-	Status        ThreadStatus    `json:"status"`
-	Path          *string         `json:"path"`
-	Cwd           string          `json:"cwd"`
-	CliVersion    string          `json:"cliVersion"`
-	Originator    *string         `json:"originator"`
-	Source        json.RawMessage `json:"source"`
-	ThreadSource  *string         `json:"threadSource"`
-	GitInfo       *GitInfo        `json:"gitInfo"`
-	Turns         []Turn          `json:"turns"`
-	Raw           json.RawMessage `json:"-"`
+	ID            string  `json:"id"`
+	SessionID     string  `json:"sessionId"`
+	ForkedFromID  *string `json:"forkedFromId"`
+	ParentID      *string `json:"parentThreadId"`
+	Preview       string  `json:"preview"`
+	Name          *string `json:"name"`
+	Ephemeral     bool    `json:"ephemeral"`
+	Model         *string `json:"model"`
+	ModelProvider string  `json:"modelProvider"`
+	// ReasoningEffort is the thread's effort; null runs the model's default.
+	ReasoningEffort *string         `json:"reasoningEffort"`
+	CreatedAt       int64           `json:"createdAt"`
+	UpdatedAt       int64           `json:"updatedAt"`
+	RecencyAt       *int64          `json:"recencyAt"`
+	Status          ThreadStatus    `json:"status"`
+	Path            *string         `json:"path"`
+	Cwd             string          `json:"cwd"`
+	CliVersion      string          `json:"cliVersion"`
+	Originator      *string         `json:"originator"`
+	Source          json.RawMessage `json:"source"`
+	ThreadSource    *string         `json:"threadSource"`
+	GitInfo         *GitInfo        `json:"gitInfo"`
+	Turns           []Turn          `json:"turns"`
+	Raw             json.RawMessage `json:"-"`
 }
 
 // UnmarshalJSON keeps the raw object beside the decoded fields.

@@ -413,6 +413,8 @@ func (x *External) Read(_ context.Context, id model.ThreadID, req ReadRequest) (
 	info := model.ThreadInfo{
 		ID: string(id), Link: id.Link(), Harness: x.cfg.Name, Status: model.ThreadIdle,
 		Cwd: st.Cwd, Model: st.Model, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt,
+		// The command gets the effort (CODEXHOST_EFFORT) and its config.toml entry's model.
+		Configuration: model.NewConfiguration(st.Model, st.Effort),
 	}
 	if th.run != nil {
 		info.Status = model.ThreadActive

@@ -89,6 +89,8 @@ type nativeThread struct {
 	// lastEnded is the turn whose end was already reported: a turn/start response can arrive
 	// after the turn's notifications and must not revive it.
 	lastEnded string
+	// progress counts the items of the active turn, from item/started (native_progress.go).
+	progress model.TurnProgress
 }
 
 func (t *nativeThread) busy() bool { return t.turnID != "" || t.status == model.ThreadActive }

@@ -12,7 +12,7 @@ import (
 // nativeTracked selects the notifications that carry thread and turn status.
 func nativeTracked(method string) bool {
 	switch method {
-	case appserver.NoteThreadStatusChanged, appserver.NoteTurnStarted, appserver.NoteTurnCompleted, appserver.NoteThreadStarted, appserver.NoteThreadClosed, appserver.NoteItemCompleted,
+	case appserver.NoteThreadStatusChanged, appserver.NoteTurnStarted, appserver.NoteTurnCompleted, appserver.NoteThreadStarted, appserver.NoteThreadClosed, appserver.NoteItemStarted, appserver.NoteItemCompleted,
 		appserver.NoteAgentMessageDelta, appserver.NoteTokenUsageUpdated:
 		return true
 	}
@@ -119,6 +119,8 @@ func (n *Native) apply(conn *nativeConn, note appserver.Notification) {
 		if n.threads[id] == nil {
 			n.threads[id] = &nativeThread{status: nativeStatus(ev.Thread.Status.Type)}
 		}
+	case appserver.NoteItemStarted:
+		n.itemStartedLocked(note.Params)
 	case appserver.NoteItemCompleted:
 		var ev appserver.ItemEvent
 		if json.Unmarshal(note.Params, &ev) != nil || ev.ThreadID == "" {
@@ -205,7 +207,7 @@ func (n *Native) turnStartedLocked(id model.ThreadID, turnID string) {
 	if t.turnID == turnID || t.lastEnded == turnID {
 		return
 	}
-	t.turnID, t.status, t.pending = turnID, model.ThreadActive, ""
+	t.turnID, t.status, t.pending, t.progress = turnID, model.ThreadActive, "", model.TurnProgress{}
 	n.emitLocked(Event{Thread: id, Status: model.ThreadActive, TurnID: turnID, TurnStatus: model.TurnInProgress})
 }
 

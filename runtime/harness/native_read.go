@@ -66,6 +66,7 @@ func (n *Native) Read(ctx context.Context, id model.ThreadID, req ReadRequest) (
 	snap := Snapshot{Info: info}
 	if len(turns) > 0 {
 		snap.Info.LastTurn = nativeSummary(turns[0])
+		n.addProgress(c, id, snap.Info.LastTurn)
 	}
 	for _, t := range turns {
 		if t.Status != appserver.TurnInProgress {
@@ -100,6 +101,8 @@ func NativeThreadInfo(th appserver.Thread) model.ThreadInfo {
 	if th.Model != nil {
 		info.Model = *th.Model
 	}
+	// What the App Server reports it runs, not the harness's default.
+	info.Configuration = model.NewConfiguration(info.Model, deref(th.ReasoningEffort))
 	return info
 }
 
@@ -368,4 +371,11 @@ func nativeTurnStart(t appserver.Turn) time.Time {
 		first = time.Unix(*t.StartedAt+1, 0)
 	}
 	return first
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

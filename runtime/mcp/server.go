@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
 )
 
 // MaxRequestBytes bounds one JSON-RPC message from a client; larger ones are refused before
@@ -81,7 +82,7 @@ func handler(d Definition, opts Options) sdk.ToolHandler {
 			}
 			return errorResult(err), nil
 		}
-		b, err := json.Marshal(res)
+		b, err := json.Marshal(api.AgentDocument(res))
 		if err != nil {
 			return errorResult(err), nil
 		}

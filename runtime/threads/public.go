@@ -15,6 +15,7 @@ func setPublicRead(res *api.ThreadReadResult) {
 	res.Turn = nil
 	if t := info.LastTurn; t != nil {
 		res.Turn = &api.TurnRef{TurnID: t.ID, Status: model.PublicTurnStatus(t.Status)}
+		res.Progress = t.Progress
 	}
 	if res.Result != nil {
 		res.Result.SetAvailability(Running(info))

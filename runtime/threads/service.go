@@ -5,6 +5,7 @@
 package threads
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -141,7 +142,8 @@ func (s *Service) Decorate(info *model.ThreadInfo) {
 		return
 	}
 	info.Refs = append(info.Refs, o.Refs...)
-	info.Origin = &model.OriginView{Kind: o.Kind, ParentThread: string(o.ParentThread), Client: o.Client, DelegationID: o.DelegationID}
+	// A client's start has its delegation id on the origin record (no Delegation record).
+	info.Origin = &model.OriginView{Kind: o.Kind, ParentThread: string(o.ParentThread), Client: o.Client, DelegationID: cmp.Or(o.DelegationID, o.ClientDelegationID)}
 }
 
 // Running reports a thread with a turn in flight: active here, or (read-only) a turn that
