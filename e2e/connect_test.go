@@ -64,7 +64,7 @@ func TestS000_05_ExternalHarnessCallerIsItsThread(t *testing.T) {
 		refs     []string
 		children []string
 	}{
-		{"root", root, origin{Kind: "client", Client: "ci"}, []string{refA}, []string{mid.Thread.ID}},
+		{"root", root, origin{Kind: "client", Client: "ci", DelegationID: root.DelegationID}, []string{refA}, []string{mid.Thread.ID}},
 		{"mid", mid, origin{Kind: "thread", ParentThread: root.Thread.ID, DelegationID: mid.DelegationID}, []string{refA, refB}, []string{leaf.Thread.ID}},
 		{"leaf", leaf, origin{Kind: "thread", ParentThread: mid.Thread.ID, DelegationID: leaf.DelegationID}, []string{refA, refB, refC}, []string{}},
 	}
@@ -111,8 +111,11 @@ func TestS000_11_ClientTokenOutsideHostParamsWinInside(t *testing.T) {
 	var viaTCP startResult
 	run(t, h.work, []string{"HOME=" + h.cliHome}, "delegate", "start", "--harness", "leaf", "--task", "over tcp",
 		"--client-token", tok, "--endpoint", h.tcp).decode(t, &viaTCP)
-	for _, th := range []threadInfo{viaSocket.Thread, viaTCP.Thread} {
-		if th.Origin == nil || *th.Origin != client {
+	// A client's start is readable back by its delegation id.
+	for _, st := range []startResult{viaSocket, viaTCP} {
+		th, want := st.Thread, client
+		want.DelegationID = st.DelegationID
+		if th.Origin == nil || *th.Origin != want || st.DelegationID == "" {
 			t.Errorf("thread %s started by the client has origin %+v, want %+v", th.ID, th.Origin, client)
 		}
 	}
