@@ -286,7 +286,8 @@ func TestWatchS000_45_RecordsHoldNoContent(t *testing.T) {
 	dump := readStore(t, w.home)
 	allowedWatch := map[string]bool{"v": true, "id": true, "thread": true, "notify": true, "state": true, "registeredAt": true, "deadline": true,
 		"runningTurn": true, "result": true, "sourceTurn": true, "dueAt": true, "attempts": true, "nextAttempt": true, "deliveredAt": true, "reason": true, "updatedAt": true}
-	allowedEvent := map[string]bool{"v": true, "cursor": true, "type": true, "watch": true, "thread": true, "link": true, "result": true, "sourceTurn": true, "reason": true, "at": true}
+	allowedEvent := map[string]bool{"v": true, "cursor": true, "type": true, "watch": true, "thread": true, "link": true, "result": true, "sourceTurn": true, "reason": true, "at": true,
+		"usage": true} // token counts only
 	kinds := map[string]int{}
 	for k, v := range dump {
 		for _, s := range []string{secret, "watched task", "codexhost watch notification", w.RuntimeToken(), w.tokens["bot"], w.tokens["ops"]} {
