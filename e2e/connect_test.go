@@ -64,7 +64,7 @@ func TestS000_05_ExternalHarnessCallerIsItsThread(t *testing.T) {
 		refs     []string
 		children []string
 	}{
-		{"root", root, origin{Kind: "client", Client: "ci"}, []string{refA}, []string{mid.Thread.ID}},
+		{"root", root, origin{Kind: "client", Client: "ci", DelegationID: root.DelegationID}, []string{refA}, []string{mid.Thread.ID}},
 		{"mid", mid, origin{Kind: "thread", ParentThread: root.Thread.ID, DelegationID: mid.DelegationID}, []string{refA, refB}, []string{leaf.Thread.ID}},
 		{"leaf", leaf, origin{Kind: "thread", ParentThread: mid.Thread.ID, DelegationID: leaf.DelegationID}, []string{refA, refB, refC}, []string{}},
 	}
@@ -111,9 +111,12 @@ func TestS000_11_ClientTokenOutsideHostParamsWinInside(t *testing.T) {
 	var viaTCP startResult
 	run(t, h.work, []string{"HOME=" + h.cliHome}, "delegate", "start", "--harness", "leaf", "--task", "over tcp",
 		"--client-token", tok, "--endpoint", h.tcp).decode(t, &viaTCP)
-	for _, th := range []threadInfo{viaSocket.Thread, viaTCP.Thread} {
-		if th.Origin == nil || *th.Origin != client {
-			t.Errorf("thread %s started by the client has origin %+v, want %+v", th.ID, th.Origin, client)
+	for _, started := range []startResult{viaSocket, viaTCP} {
+		// A client's start reads back the delegation id it printed.
+		want := client
+		want.DelegationID = started.DelegationID
+		if th := started.Thread; th.Origin == nil || *th.Origin != want || want.DelegationID == "" {
+			t.Errorf("thread %s started by the client has origin %+v, want %+v", th.ID, th.Origin, want)
 		}
 	}
 

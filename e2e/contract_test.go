@@ -279,6 +279,7 @@ var driftExempt = map[string]string{
 	"client events.reason":     "unreadable and notFound outcomes only (runtime/watch tests)",
 	"Thread.branchOf":          "a branch of a native session only (runtime/sessionlinks_test.go)",
 	"thread read.progress":     "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
+	"thread wait.progress":     "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
 	"TurnSummary.progress":     "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
 	"TurnProgress.items":       "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",
 	"TurnProgress.commands":    "a running native turn only (runtime: TestRunningNativeTurnReportsProgress)",

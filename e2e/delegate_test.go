@@ -113,7 +113,7 @@ func TestS000_19_RelationsSurviveARestartOfServe(t *testing.T) {
 		}
 	}
 	got := h.waitCompleted(natTok, native.Thread.ID)
-	if o := got.Thread.Origin; o == nil || *o != (origin{Kind: "client", Client: "nat"}) || !reflect.DeepEqual(got.Thread.Refs, []string{refC}) ||
+	if o := got.Thread.Origin; o == nil || *o != (origin{Kind: "client", Client: "nat", DelegationID: native.DelegationID}) || !reflect.DeepEqual(got.Thread.Refs, []string{refC}) ||
 		got.Result.Text != "native answer" {
 		t.Errorf("native thread after the restart: %+v, result %+v", got.Thread, got.Result)
 	}
