@@ -111,12 +111,12 @@ func TestS000_11_ClientTokenOutsideHostParamsWinInside(t *testing.T) {
 	var viaTCP startResult
 	run(t, h.work, []string{"HOME=" + h.cliHome}, "delegate", "start", "--harness", "leaf", "--task", "over tcp",
 		"--client-token", tok, "--endpoint", h.tcp).decode(t, &viaTCP)
-	// A client's start is readable back by its delegation id.
-	for _, st := range []startResult{viaSocket, viaTCP} {
-		th, want := st.Thread, client
-		want.DelegationID = st.DelegationID
-		if th.Origin == nil || *th.Origin != want || st.DelegationID == "" {
-			t.Errorf("thread %s started by the client has origin %+v, want %+v", th.ID, th.Origin, client)
+	for _, started := range []startResult{viaSocket, viaTCP} {
+		// A client's start reads back the delegation id it printed.
+		want := client
+		want.DelegationID = started.DelegationID
+		if th := started.Thread; th.Origin == nil || *th.Origin != want || want.DelegationID == "" {
+			t.Errorf("thread %s started by the client has origin %+v, want %+v", th.ID, th.Origin, want)
 		}
 	}
 

@@ -102,7 +102,7 @@ func TestEveryThreadKindPrintsThePublicContract(t *testing.T) {
 
 	external := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "external", Cwd: cwd, Model: "small"})
 	check.doc("delegate start", external)
-	native := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "native", Cwd: t.TempDir()})
+	native := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "native", Cwd: t.TempDir(), Thinking: "high"})
 	check.doc("delegate start", native)
 	m := &markerEnv{testHost: th, c: c, cwd: cwd}
 	author := m.author(cwd, fence("task-create", `{"prompt": "created", "harness": "shell"}`))
@@ -143,9 +143,13 @@ func TestEveryThreadKindPrintsThePublicContract(t *testing.T) {
 		}
 		if kind == "native" || kind == "continued" {
 			// What the App Server reports the thread runs: the Codex home's model.
+			// harness inspect's defaultModel is the model list's default, which this home overrides.
 			if conf, _ := thread["configuration"].(map[string]any); conf["model"] != "mock-model" {
 				t.Errorf("%s thread's configuration %v, want the App Server's mock-model", kind, conf)
 			}
+		}
+		if conf, _ := thread["configuration"].(map[string]any); kind == "native" && conf["thinking"] != "high" {
+			t.Errorf("native thread's configuration %v, want the thinking it was started with (high), as the App Server reports it", conf)
 		}
 	}
 	list := check.doc("thread list", call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{AnyCwd: true, Limit: 100}))

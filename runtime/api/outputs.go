@@ -39,6 +39,13 @@ var PinnedOutputs = []AgentOutput{
 	{"client add", ClientAddResult{}},
 }
 
+// ClientAddResult is what client add prints: the new client's name and its token, shown
+// this once (config.toml keeps only its SHA-256).
+type ClientAddResult struct {
+	Client string `json:"client" doc:"the client's name"`
+	Token  string `json:"token" doc:"its token, printed only now"`
+}
+
 // OutputField is one JSON key of an output object.
 type OutputField struct {
 	Name     string

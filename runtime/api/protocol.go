@@ -526,10 +526,3 @@ type ThreadVisibleParams struct {
 type ThreadVisibleResult struct {
 	Visible bool `json:"visible"`
 }
-
-// ClientAddResult is what client add prints: the new client's name and its token, shown
-// this once (config.toml keeps only its SHA-256).
-type ClientAddResult struct {
-	Client string `json:"client" doc:"the client's name"`
-	Token  string `json:"token" doc:"its token, printed only now"`
-}
