@@ -90,6 +90,11 @@ func outputFields(t reflect.Type, found func(reflect.Type)) []OutputField {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			// encoding/json puts an untagged embedded struct's fields beside the others.
+			fields = append(fields, outputFields(f.Type, found)...)
+			continue
+		}
 		if name == "" || name == "-" || !f.IsExported() {
 			continue
 		}
