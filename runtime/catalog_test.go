@@ -62,7 +62,12 @@ func TestCatalogServesExtraCodexHomesAndStopsTheirAppServers(t *testing.T) {
 		t.Fatalf("extra sessions %v", got)
 	}
 	hostsRaw := callRaw(t, c, api.MethodCatalogHosts, struct{}{})
-	for _, leak := range []string{extra, th.codexHome, "hello catalog", "extra home thread", "rollout"} {
+	// A thread codexhost starts is named in Codex after its task's first line, so the fleet
+	// shows it; that title is the name, not a preview of the conversation.
+	if s := res.Hosts[0].Sessions; len(s) != 1 || s[0].Title != "hello catalog" {
+		t.Fatalf("the native thread's session %+v is not named after its task", s)
+	}
+	for _, leak := range []string{extra, th.codexHome, "extra home thread", "rollout"} {
 		if strings.Contains(string(raw)+string(hostsRaw), leak) {
 			t.Fatalf("catalog output holds %q:\n%s\n%s", leak, raw, hostsRaw)
 		}
