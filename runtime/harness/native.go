@@ -54,6 +54,9 @@ type Native struct {
 
 	// startSem serializes starting the App Server; a channel so that waiting honours ctx.
 	startSem chan struct{}
+	// life ends at Close and cuts short a start under way.
+	life    context.Context
+	endLife context.CancelFunc
 
 	mu      sync.Mutex
 	closed  bool
@@ -102,9 +105,12 @@ func NewNative(opts NativeOptions) *Native {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	life, endLife := context.WithCancel(context.Background())
 	return &Native{
 		opts:     opts,
 		startSem: make(chan struct{}, 1),
+		life:     life,
+		endLife:  endLife,
 		threads:  map[model.ThreadID]*nativeThread{},
 		sending:  map[model.ThreadID]bool{},
 		stream:   streamBuffer{window: DeltaWindow},
@@ -152,7 +158,10 @@ func (n *Native) Client(ctx context.Context) (*appserver.Client, error) {
 	if n.opts.Start == nil {
 		return nil, model.Errorf(model.CodeAppServerUnavailable, "configure the codex binary (codex_bin in config.toml)", "no Codex App Server is configured")
 	}
-	c, err := n.opts.Start(ctx)
+	startCtx, cancel := context.WithCancel(ctx)
+	defer context.AfterFunc(n.life, cancel)()
+	c, err := n.opts.Start(startCtx)
+	cancel()
 	if err != nil {
 		var me *model.Error
 		if errors.As(err, &me) {
@@ -538,6 +547,13 @@ func (n *Native) Close() error {
 		return nil
 	}
 	n.closed = true
+	n.mu.Unlock()
+	n.endLife()
+	// A start already under way sees closed when it ends and stops its App Server; wait for
+	// it, so that no process outlives Close.
+	n.startSem <- struct{}{}
+	defer func() { <-n.startSem }()
+	n.mu.Lock()
 	conn := n.conn
 	n.conn = nil
 	n.threads = map[model.ThreadID]*nativeThread{}
