@@ -423,8 +423,13 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 		return
 	}
 	if ev.Usage != nil {
-		h.onUsage(ev) // runtime/usage.go; before the turn's end is told, so a reader sees it
+		// runtime/usage.go; before the turn's end is told, so a reader sees it. A supervised
+		// thread's canonical one reports under the supervised id (supervise.OnEvent).
+		if !h.supervise.Canonical(ev.Thread) {
+			h.onUsage(ev)
+		}
 		if ev.TurnStatus == "" {
+			h.supervise.OnEvent(ev)
 			return
 		}
 	}

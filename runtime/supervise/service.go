@@ -31,6 +31,8 @@ type Options struct {
 	// Record keeps a thread's record in step with a status event of one of its turns, tells
 	// the watch engine and publishes the event, under the thread id given.
 	Record func(thread model.ThreadID, ev harness.Event)
+	// Usage records a usage report of a canonical thread under its supervised id (ev.Thread).
+	Usage func(ev harness.Event)
 	// Publish sends an event to the runtime's subscribers.
 	Publish func(api.Event)
 	// Decorate adds what the records know (origin, refs) to a thread view.
@@ -180,7 +182,7 @@ func (s *Service) ModelLocked(id model.ThreadID) error {
 }
 
 // OnEvent passes the events of a canonical thread on under its supervised id, so waits,
-// watches and the terminal app follow the id the user knows.
+// watches, usage and the terminal app follow the id the user knows.
 func (s *Service) OnEvent(ev harness.Event) {
 	if s.branches == nil {
 		return
@@ -188,6 +190,17 @@ func (s *Service) OnEvent(ev harness.Event) {
 	sup, ok, err := s.branches.OfCanonical(ev.Thread)
 	if err != nil || !ok {
 		return
+	}
+	if ev.Usage != nil {
+		if s.opts.Usage != nil {
+			u := ev
+			u.Thread = sup.Thread
+			s.opts.Usage(u)
+		}
+		if ev.TurnStatus == "" {
+			return // a usage report alone: no status changed
+		}
+		ev.Usage = nil
 	}
 	if d := ev.Delta; d != nil {
 		s.opts.Publish(api.DeltaEvent(string(sup.Thread), ev.Status, ev.TurnID, api.ThreadDelta{ItemID: d.ItemID, Text: d.Text, Seq: d.Seq}))

@@ -1,0 +1,50 @@
+package runtime
+
+import (
+	"testing"
+
+	"github.com/codexhost/codexhost/internal/codexfixture"
+	"github.com/codexhost/codexhost/runtime/api"
+)
+
+// A thread made with `continue` runs its turns on a canonical Codex thread of its own; the
+// App Server reports their usage under that id. The usage belongs to the supervised thread
+// the user knows: its read, its lineage node, and its rows by thread and by tree, before and
+// after a restart; the canonical id never shows as a thread of its own.
+func TestUsageOfAContinuedThreadIsItsOwnAndARestartKeepsIt(t *testing.T) {
+	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
+	c := th.client("ops")
+	src, _ := codexfixture.StoredThread(t, th.codexHome, "", "an earlier question")
+	cont := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src})
+	id := cont.Thread.ID
+
+	call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: id, Message: "go on [[usage:100/20/30/5]]"})
+	wantTokens(t, "wait after the first turn", waitStopped(t, c, id).Thread.Usage, 100, 20, 30, 5, 1)
+	call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: id, Message: "and on [[usage:50/0/10/0]]"})
+	waitStopped(t, c, id)
+	canonical := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src}).CanonicalThread
+	if canonical == "" || canonical == id {
+		t.Fatalf("continued thread %s has canonical thread %q", id, canonical)
+	}
+
+	check := func(when string) {
+		t.Helper()
+		wantTokens(t, when+": read", readThread(t, c, id).Thread.Usage, 150, 20, 40, 5, 2)
+		lin := call[api.ThreadLineageResult](t, c, api.MethodThreadLineage, api.ThreadLineageParams{Thread: id})
+		if len(lin.Nodes) != 1 {
+			t.Fatalf("%s: lineage of %s has %d nodes", when, id, len(lin.Nodes))
+		}
+		wantTokens(t, when+": lineage node", lin.Nodes[0].Usage, 150, 20, 40, 5, 2)
+		wantTokens(t, when+": lineage tree", lin.Nodes[0].TreeUsage, 150, 20, 40, 5, 2)
+		for _, by := range []string{api.UsageByThread, api.UsageByTree} {
+			sum := call[api.UsageSummaryResult](t, c, api.MethodUsageSummary, api.UsageSummaryParams{By: by})
+			if len(sum.Rows) != 1 || sum.Rows[0].Thread != id || sum.Rows[0].Usage.Total != 190 || sum.Total.Total != 190 {
+				t.Fatalf("%s: usage by %s: %+v, want one row of %s with 190 tokens (canonical %s)", when, by, sum.Rows, id, canonical)
+			}
+		}
+	}
+	check("running")
+	th.restart()
+	c = th.client("ops")
+	check("after a restart")
+}
