@@ -67,6 +67,17 @@ func runChild(mode, home string) int {
 		fmt.Println("written")
 		time.Sleep(time.Minute)
 		return 3
+	case "usage":
+		// Two turns' usage of one thread; the parent SIGKILLs us once they are recorded.
+		at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+		for _, r := range killedUsage {
+			if _, err := s.RecordUsage("t1", "client:bot", r, at); err != nil {
+				return fail(err)
+			}
+		}
+		fmt.Println("recorded")
+		time.Sleep(time.Minute)
+		return 3
 	case "putsync":
 		if err := s.Put("note", "plain", note{Record{V: 1}, "committed"}); err != nil {
 			return fail(err)

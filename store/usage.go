@@ -26,11 +26,13 @@ type TurnUsageRecord struct {
 }
 
 // RecordUsage folds one usage report of a thread into its turn and its thread total, in one
-// transaction, and returns the thread's new total. Each turn keeps its principal and time, so
-// sums per principal and day are read from the turns.
+// durable transaction, and returns the thread's new total. Each turn keeps its principal and
+// time, so sums per principal and day are read from the turns. Synced as the other records
+// are: a harness never reports a turn again, so a lost report would leave the total short.
 func (s *Store) RecordUsage(thread model.ThreadID, principal string, r model.UsageReport, at time.Time) (model.ThreadUsage, error) {
 	var out model.ThreadUsage
 	err := s.UpdateRetry(func(tx *Tx) error {
+		tx.SyncOnCommit()
 		var th ThreadUsageRecord
 		if err := tx.Get(PrefixThreadUsage, string(thread), &th); err != nil && !errors.Is(err, ErrNotFound) {
 			return err
