@@ -13,7 +13,7 @@ import (
 // Wiring of supervised threads (`codexhost continue`, runtime/supervise).
 
 func (h *Host) newSupervise() *supervise.Service {
-	return supervise.New(supervise.Options{Record: h.recordEvent, Usage: h.onUsage, Publish: h.publish, Decorate: func(info *model.ThreadInfo) { h.threads.Decorate(info) }, Now: h.opts.Now, Log: h.opts.Log})
+	return supervise.New(supervise.Options{Record: h.recordEvent, Usage: h.onUsage, UsageOf: func(id model.ThreadID) *model.Usage { return h.threads.UsageOf(id) }, Publish: h.publish, Decorate: func(info *model.ThreadInfo) { h.threads.Decorate(info) }, Now: h.opts.Now, Log: h.opts.Log})
 }
 
 // startSupervision runs the supervised threads on the catalog, the native harness and, for

@@ -125,7 +125,7 @@ type threadRef struct {
 	// BranchHost and BranchThread name the source of a branch.
 	BranchHost, BranchThread string
 	// Metered: a codexhost thread, whose token usage the fleet shows (Usage, nil while
-	// unknown); sessions of the catalog have none.
+	// unknown); sessions no codexhost thread drives have none.
 	Metered bool
 	Usage   *model.Usage
 }

@@ -18,7 +18,8 @@ func sessionRef(host string, s api.CatalogSession) threadRef {
 	r := threadRef{ID: s.ID, Host: host, Title: oneLine(s.Title), Status: s.Status, Waiting: s.WaitingOnApproval,
 		Cwd: oneLine(s.Cwd), Harness: model.NativeHarness}
 	if s.CodexhostThread != "" {
-		r.Linked = true
+		// A codexhost thread: the fleet shows its usage ("—" while it reported none).
+		r.Linked, r.Metered, r.Usage = true, true, s.Usage
 		if s.CodexhostThread != s.ID {
 			r.ID, r.Session = s.CodexhostThread, s.ID
 		}

@@ -297,7 +297,8 @@ func tail(s string, w int) string {
 const fleetUsageWidth = 11
 
 // usageCell is a codexhost thread's tokens ("—" while unknown) and, while a turn runs, how
-// full its context window is; blank for catalog sessions, which report none here.
+// full its context window is; blank for sessions no codexhost thread drives, which report
+// none here.
 func usageCell(r threadRef) string {
 	if !r.Metered {
 		return ""

@@ -368,6 +368,9 @@ type CatalogSession struct {
 	CodexVersion      string    `json:"codexVersion,omitempty"`
 	GitBranch         string    `json:"gitBranch,omitempty"`
 	SessionLink
+	// Usage is the recorded token usage of the codexhost thread that drives the session
+	// (CodexhostThread); absent for other sessions and while that thread reported none.
+	Usage *model.Usage `json:"usage,omitempty"`
 }
 
 // CatalogHostSessions is one host's page. A failed host has Error and no sessions.

@@ -41,8 +41,9 @@ func (s *Service) Link(host, id string) (api.SessionLink, string) {
 	return api.SessionLink{}, ""
 }
 
-// LinkSessions links every session of a host's page; a branch without a title of its own
-// takes its source's.
+// LinkSessions links every session of a host's page, with the usage of the codexhost thread
+// driving it (the fleet lists that thread there); a branch without a title of its own takes
+// its source's.
 func (s *Service) LinkSessions(hs *api.CatalogHostSessions) {
 	for i := range hs.Sessions {
 		ss := &hs.Sessions[i]
@@ -50,6 +51,9 @@ func (s *Service) LinkSessions(hs *api.CatalogHostSessions) {
 		ss.SessionLink = link
 		if ss.Title == "" {
 			ss.Title = title
+		}
+		if link.CodexhostThread != "" && s.opts.UsageOf != nil {
+			ss.Usage = s.opts.UsageOf(model.ThreadID(link.CodexhostThread))
 		}
 	}
 }

@@ -33,6 +33,8 @@ type Options struct {
 	Record func(thread model.ThreadID, ev harness.Event)
 	// Usage records a usage report of a canonical thread under its supervised id (ev.Thread).
 	Usage func(ev harness.Event)
+	// UsageOf is the public view of a codexhost thread's recorded usage, nil when none.
+	UsageOf func(model.ThreadID) *model.Usage
 	// Publish sends an event to the runtime's subscribers.
 	Publish func(api.Event)
 	// Decorate adds what the records know (origin, refs) to a thread view.
