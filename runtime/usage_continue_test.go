@@ -10,7 +10,8 @@ import (
 // A thread made with `continue` runs its turns on a canonical Codex thread of its own; the
 // App Server reports their usage under that id. The usage belongs to the supervised thread
 // the user knows: its read, its lineage node, and its rows by thread and by tree, before and
-// after a restart; the canonical id never shows as a thread of its own.
+// after a restart, and on its session in the host's catalog page; the canonical id never
+// shows as a thread of its own.
 func TestUsageOfAContinuedThreadIsItsOwnAndARestartKeepsIt(t *testing.T) {
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	c := th.client("ops")
@@ -43,6 +44,19 @@ func TestUsageOfAContinuedThreadIsItsOwnAndARestartKeepsIt(t *testing.T) {
 			}
 		}
 	}
+	sessions := call[api.CatalogSessionsResult](t, c, api.MethodCatalogSessions, api.CatalogSessionsParams{Host: "gateway:local"})
+	var listed *api.CatalogSession
+	for _, h := range sessions.Hosts {
+		for i, ss := range h.Sessions {
+			if ss.ID == canonical {
+				listed = &h.Sessions[i]
+			}
+		}
+	}
+	if listed == nil || listed.CodexhostThread != id {
+		t.Fatalf("the canonical session %s is not listed as driven by %s: %+v", canonical, id, listed)
+	}
+	wantTokens(t, "catalog session", listed.Usage, 150, 20, 40, 5, 2)
 	check("running")
 	th.restart()
 	c = th.client("ops")
