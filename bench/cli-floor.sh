@@ -54,7 +54,7 @@ echo "codexhost version, $runs runs each:"
 echo "package inits of the tree's version, the costliest (ms, mean of 20 runs; bytes allocated):"
 for _ in $(seq 20); do GODEBUG=inittrace=1 "$TREE" version 2>&1 >/dev/null; done |
   awk '$1 == "init" { t[$2] += $5; b[$2] += $8; n[$2]++ } END { for (p in t) printf "  %6.3f ms %8d B  %s\n", t[p] / n[p], b[p] / n[p], p }' |
-  sort -rn | head -15
+  sort -rn | sed -n 1,15p # reads all its input: with pipefail, head would end the script on SIGPIPE
 
 # A second harness is the agent: the runtime accepts an agent's token only from the processes
 # it started for the thread and their descendants, so the harness runs the reads itself (a

@@ -24,7 +24,9 @@ type completer func(ctx context.Context, c *api.Client, cmd *cobra.Command) []st
 var (
 	threadArgCommands  = []string{"thread read", "thread wait", "thread send", "thread cancel", "thread watch", "thread markers", "lineage"}
 	sessionArgCommands = []string{"continue", "transcript", "archive"}
-	threadFlags        = map[string]string{"thread watch": "notify", "thread list": "parent", "delegate start": "parent-thread"}
+	// Pairs, not a map: a slice of constants is laid out at build time, a map is built by
+	// every process at start.
+	threadFlags = [][2]string{{"thread watch", "notify"}, {"thread list", "parent"}, {"delegate start", "parent-thread"}}
 )
 
 // registerCompletions wires the completers into the tree.
@@ -39,9 +41,9 @@ func registerCompletions(root *cobra.Command) {
 			c.ValidArgsFunction = firstArg(completeSessions)
 		}
 	}
-	for path, flag := range threadFlags {
-		if c := findCommand(root, path); c != nil {
-			_ = c.RegisterFlagCompletionFunc(flag, fromRuntime(completeThreads))
+	for _, pf := range threadFlags {
+		if c := findCommand(root, pf[0]); c != nil {
+			_ = c.RegisterFlagCompletionFunc(pf[1], fromRuntime(completeThreads))
 		}
 	}
 	if c := findCommand(root, "harness inspect"); c != nil {

@@ -66,7 +66,7 @@ func TestEveryCommandHasExamplesThatParse(t *testing.T) {
 	t.Parallel()
 	walk(NewRoot(io.Discard, io.Discard), func(c *cobra.Command) {
 		if strings.TrimSpace(c.Example) == "" {
-			t.Errorf("%s has no examples", c.CommandPath())
+			t.Errorf("%s has no examples()", c.CommandPath())
 			return
 		}
 		for _, line := range strings.Split(c.Example, "\n") {

@@ -21,6 +21,8 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		newSessionsCmd(), newTranscriptCmd(), newContinueCmd(), newArchiveCmd(), newHostsCmd(), newLineageCmd(), newUsageCmd(), newHandoffCmd(), newTaskCmd())
 	root.AddCommand(newDoctorCmd(), newCompatCmd(), newMCPCmd(), newBackupCmd(), newRestoreCmd(), newSkillCmd(), newCodexCmd(), newMarkersCmd(), newApprovalsCmd(), newApproveCmd())
 	finishTree(root)
+	// Shell completion (cobra's __complete) runs on this tree only, never on the lean one.
+	registerCompletions(root)
 	return root
 }
 

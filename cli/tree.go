@@ -8,6 +8,5 @@ func finishTree(root *cobra.Command) {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	rejectUnknownSubcommands(root)
-	registerCompletions(root)
 	setExamples(root)
 }

@@ -1,6 +1,10 @@
 package keymap
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"sync"
+
+	"github.com/charmbracelet/bubbles/key"
+)
 
 // Action is one named binding: its config name ("thread.archive"), scope, and the subcommands
 // that do the same headlessly. Navigation keys have no subcommand.
@@ -115,23 +119,26 @@ func (km *KeyMap) Actions() []Action {
 // IsNavigation reports whether an action only moves through the app's own view (or acts on
 // the terminal alone, as copying to the clipboard does) and so needs no subcommand; every
 // other action must name one.
-func IsNavigation(name string) bool { return navigation[name] }
+func IsNavigation(name string) bool { return navigation()[name] }
 
-var navigation = map[string]bool{
-	"global.quit": true, "global.forceQuit": true, "global.help": true, "global.nextPane": true,
-	"global.prevPane": true, "global.suspend": true,
-	"list.up": true, "list.pageUp": true, "list.top": true, "list.bottom": true,
-	"fleet.clearSearch": true,
-	"transcript.down":   true, "transcript.pageDown": true, "transcript.top": true,
-	"lineage.expand": true, "lineage.collapse": true, "lineage.toggle": true,
-	"dialog.confirm": true, "dialog.cancel": true, "approval.close": true,
-	"input.submit": true, "input.cancel": true, "input.nextField": true, "input.prevField": true,
-	"input.nextPick": true, "input.prevPick": true,
-	// App-only: they call no runtime method.
-	"global.zoom": true, "global.info": true, "thread.copy": true, "thread.copyLink": true,
-	"transcript.search": true, "transcript.nextMatch": true, "transcript.prevMatch": true, "transcript.clearSearch": true,
-	"setup.close": true,
-}
+// Built on first use: a package-level map or regexp is built by every process at start.
+var navigation = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"global.quit": true, "global.forceQuit": true, "global.help": true, "global.nextPane": true,
+		"global.prevPane": true, "global.suspend": true,
+		"list.up": true, "list.pageUp": true, "list.top": true, "list.bottom": true,
+		"fleet.clearSearch": true,
+		"transcript.down":   true, "transcript.pageDown": true, "transcript.top": true,
+		"lineage.expand": true, "lineage.collapse": true, "lineage.toggle": true,
+		"dialog.confirm": true, "dialog.cancel": true, "approval.close": true,
+		"input.submit": true, "input.cancel": true, "input.nextField": true, "input.prevField": true,
+		"input.nextPick": true, "input.prevPick": true,
+		// App-only: they call no runtime method.
+		"global.zoom": true, "global.info": true, "thread.copy": true, "thread.copyLink": true,
+		"transcript.search": true, "transcript.nextMatch": true, "transcript.prevMatch": true, "transcript.clearSearch": true,
+		"setup.close": true,
+	}
+})
 
 // activeTogether lists the scopes whose keys are live at the same moment; a key bound twice
 // within one of these groups would shadow one of its actions.

@@ -72,7 +72,7 @@ func TestNavigationActionsHaveNoSubcommandAndOthersHaveOne(t *testing.T) {
 			t.Fatalf("%s calls the runtime but names no subcommand", a.Name)
 		}
 	}
-	for n := range navigation {
+	for n := range navigation() {
 		if !names[n] {
 			t.Fatalf("navigation names %s, which is no action", n)
 		}

@@ -2,6 +2,7 @@ package keymap
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -9,7 +10,8 @@ import (
 
 // keyTypes maps Bubble Tea's key names ("enter", "ctrl+a", "pgdown") to their types. Built
 // from the library's own names so that what validates is exactly what a key press reports.
-var keyTypes = func() map[string]tea.KeyType {
+// Built on first use: a package-level map or regexp is built by every process at start.
+var keyTypes = sync.OnceValue(func() map[string]tea.KeyType {
 	m := map[string]tea.KeyType{}
 	for k := -200; k <= 200; k++ {
 		kt := tea.KeyType(k)
@@ -23,15 +25,30 @@ var keyTypes = func() map[string]tea.KeyType {
 		}
 	}
 	return m
-}()
+})
 
 // aliases are spellings people write in config files for keys Bubble Tea names otherwise.
-var aliases = map[string]string{"space": " ", "return": "enter", "escape": "esc", "pagedown": "pgdown", "pageup": "pgup"}
+// A switch, not a map: a map literal is built by every process at start.
+func alias(s string) (string, bool) {
+	switch s {
+	case "space":
+		return " ", true
+	case "return":
+		return "enter", true
+	case "escape":
+		return "esc", true
+	case "pagedown":
+		return "pgdown", true
+	case "pageup":
+		return "pgup", true
+	}
+	return "", false
+}
 
 // Normalize returns the Bubble Tea name of a key written in a config file, and whether it
 // names a key at all.
 func Normalize(s string) (string, bool) {
-	if a, ok := aliases[strings.ToLower(s)]; ok {
+	if a, ok := alias(strings.ToLower(s)); ok {
 		s = a
 	}
 	_, ok := Msg(s)
@@ -48,7 +65,7 @@ func Msg(s string) (tea.KeyMsg, bool) {
 	if s == " " {
 		return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}, Alt: alt}, true
 	}
-	if kt, ok := keyTypes[s]; ok {
+	if kt, ok := keyTypes()[s]; ok {
 		return tea.KeyMsg{Type: kt, Alt: alt}, true
 	}
 	if utf8.RuneCountInString(s) == 1 {

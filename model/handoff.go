@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -205,7 +206,8 @@ func (h Handoff) Writes() bool { return h.Allows(OpWrite) || h.Allows(OpCreateAr
 // Goal reports whether the task is a goal thread: it has acceptance criteria or test commands.
 func (h Handoff) Goal() bool { return len(h.AcceptanceCriteria) > 0 || len(h.TestCommands) > 0 }
 
-var workspaceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+// Built on first use: a package-level map or regexp is built by every process at start.
+var workspaceName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`) })
 
 // Validate checks every field against its limit. The first problem is returned, naming the field.
 func (h Handoff) Validate() error {
@@ -246,7 +248,7 @@ func (h Handoff) validateWhere() error {
 		}
 	}
 	if h.Workspace != "" {
-		if utf8.RuneCountInString(h.Workspace) > MaxWorkspaceNameChars || !workspaceName.MatchString(h.Workspace) {
+		if utf8.RuneCountInString(h.Workspace) > MaxWorkspaceNameChars || !workspaceName().MatchString(h.Workspace) {
 			return Errorf(CodeInvalidArgument, "give the name of a workspace configured in [handoff.workspaces] (letters, digits, . _ -)", "invalid workspace name %q", clipText(h.Workspace, 80))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -24,22 +25,28 @@ const refHint = "a ref is an absolute URI such as https://github.com/o/r/issues/
 // Azure SAS (sig), and session tokens. Names as generic as "key" and "code" are included on
 // purpose: dropping a harmless parameter only loses a detail of a link, keeping a credential
 // stores a secret.
-var credentialParams = map[string]bool{
-	"token": true, "accesstoken": true, "idtoken": true, "refreshtoken": true, "authtoken": true,
-	"apitoken": true, "privatetoken": true, "oauthtoken": true, "oauthtokensecret": true,
-	"sessiontoken": true, "securitytoken": true, "sessionid": true, "jwt": true, "bearer": true,
-	"password": true, "passwd": true, "pwd": true,
-	"secret": true, "clientsecret": true, "apisecret": true,
-	"key": true, "apikey": true, "accesskey": true, "secretkey": true, "privatekey": true,
-	"sig": true, "signature": true,
-	"auth": true, "authorization": true, "credential": true, "credentials": true, "code": true,
-	"xamzsignature": true, "xamzcredential": true, "xamzsecuritytoken": true,
-	"xgoogsignature": true, "xgoogcredential": true,
-}
+// Built on first use: a package-level map or regexp is built by every process at start.
+var credentialParams = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"token": true, "accesstoken": true, "idtoken": true, "refreshtoken": true, "authtoken": true,
+		"apitoken": true, "privatetoken": true, "oauthtoken": true, "oauthtokensecret": true,
+		"sessiontoken": true, "securitytoken": true, "sessionid": true, "jwt": true, "bearer": true,
+		"password": true, "passwd": true, "pwd": true,
+		"secret": true, "clientsecret": true, "apisecret": true,
+		"key": true, "apikey": true, "accesskey": true, "secretkey": true, "privatekey": true,
+		"sig": true, "signature": true,
+		"auth": true, "authorization": true, "credential": true, "credentials": true, "code": true,
+		"xamzsignature": true, "xamzcredential": true, "xamzsecuritytoken": true,
+		"xgoogsignature": true, "xgoogcredential": true,
+	}
+})
 
 // addressSchemes are the schemes whose opaque part is an address with an '@' in it
 // (mailto:dev@example.com), not user info.
-var addressSchemes = map[string]bool{"mailto": true, "xmpp": true, "sip": true, "sips": true, "im": true, "pres": true}
+// Built on first use: a package-level map or regexp is built by every process at start.
+var addressSchemes = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"mailto": true, "xmpp": true, "sip": true, "sips": true, "im": true, "pres": true}
+})
 
 // NormalizeRef validates a ref and returns the form that is stored and compared: the scheme and
 // host in lowercase, without user info and without credential parameters in the query or the
@@ -75,7 +82,7 @@ func NormalizeRef(raw string) (string, error) {
 		return "", refError(s, "has nothing after its scheme")
 	case (u.Scheme == "http" || u.Scheme == "https") && u.Host == "":
 		return "", refError(s, "has no host")
-	case u.Opaque != "" && strings.Contains(u.Opaque, "@") && !addressSchemes[u.Scheme]:
+	case u.Opaque != "" && strings.Contains(u.Opaque, "@") && !addressSchemes()[u.Scheme]:
 		// "alice:secret@host/x" parses as scheme "alice" with an opaque part: user info whose
 		// "//" went missing. Stripping cannot tell it apart, so it is refused.
 		return "", refError(s, `looks like user info without "//" (write scheme://host/…)`)
@@ -229,7 +236,7 @@ func stripParams(s string) (kept string, removed bool) {
 			continue
 		}
 		pair := s[start:i]
-		if name, _, hasValue := strings.Cut(pair, "="); hasValue && credentialParams[canonicalParam(name)] {
+		if name, _, hasValue := strings.Cut(pair, "="); hasValue && credentialParams()[canonicalParam(name)] {
 			removed = true
 		} else {
 			if wrote {
@@ -252,10 +259,11 @@ func canonicalParam(name string) string {
 	if d, err := url.QueryUnescape(name); err == nil {
 		name = d
 	}
-	return paramSpelling.Replace(strings.ToLower(name))
+	return paramSpelling().Replace(strings.ToLower(name))
 }
 
-var paramSpelling = strings.NewReplacer("-", "", "_", "")
+// Built on first use: a package-level map or regexp is built by every process at start.
+var paramSpelling = sync.OnceValue(func() *strings.Replacer { return strings.NewReplacer("-", "", "_", "") })
 
 // lowerASCII lowercases ASCII letters only: hosts compare case-insensitively, and leaving other
 // bytes alone keeps the length and any percent-encoding intact.

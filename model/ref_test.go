@@ -363,7 +363,7 @@ func FuzzNormalizeRef(f *testing.F) {
 		_, frag, _ := strings.Cut(got, "#")
 		for _, part := range []string{u.RawQuery, frag} {
 			for _, pair := range strings.FieldsFunc(part, func(r rune) bool { return r == '&' || r == ';' }) {
-				if name, _, ok := strings.Cut(pair, "="); ok && credentialParams[canonicalParam(name)] {
+				if name, _, ok := strings.Cut(pair, "="); ok && credentialParams()[canonicalParam(name)] {
 					t.Fatalf("result %q keeps credential parameter %q", got, name)
 				}
 			}

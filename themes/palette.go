@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/lipgloss"
 )
@@ -38,18 +39,21 @@ const (
 	HighContrast = "high-contrast"
 )
 
-var builtins = map[string]func() Palette{
-	Auto:         adaptive,
-	DarkName:     Dark,
-	LightName:    Light,
-	HighContrast: HighContrastPalette,
-}
+// Built on first use: a package-level map or regexp is built by every process at start.
+var builtins = sync.OnceValue(func() map[string]func() Palette {
+	return map[string]func() Palette{
+		Auto:         adaptive,
+		DarkName:     Dark,
+		LightName:    Light,
+		HighContrast: HighContrastPalette,
+	}
+})
 
 // Names lists the built-in themes, the default first.
 func Names() []string {
 	names := []string{Auto}
 	var rest []string
-	for n := range builtins {
+	for n := range builtins() {
 		if n != Auto {
 			rest = append(rest, n)
 		}
@@ -63,7 +67,7 @@ func ByName(name string) (Palette, error) {
 	if name == "" {
 		name = Auto
 	}
-	f, ok := builtins[strings.ToLower(name)]
+	f, ok := builtins()[strings.ToLower(name)]
 	if !ok {
 		return Palette{}, fmt.Errorf("unknown theme %q; use one of: %s", name, strings.Join(Names(), ", "))
 	}

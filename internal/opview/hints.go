@@ -3,17 +3,19 @@ package opview
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/codexhost/codexhost/model"
 )
 
 // agentCommandHint is a command of the agent-facing thread group named in a hint.
-var agentCommandHint = regexp.MustCompile("`codexhost thread [a-z]+[^`]*`")
+// Built on first use: a package-level map or regexp is built by every process at start.
+var agentCommandHint = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`codexhost thread [a-z]+[^`]*`") })
 
 // OperatorHint is hint as the person at the keyboard can follow it: the runtime's hints name
 // the thread commands as agents run them, which from an operator's shell need --operator.
 func OperatorHint(hint string) string {
-	return agentCommandHint.ReplaceAllStringFunc(hint, func(cmd string) string {
+	return agentCommandHint().ReplaceAllStringFunc(hint, func(cmd string) string {
 		if strings.Contains(cmd, " --operator") {
 			return cmd
 		}
@@ -25,7 +27,7 @@ func OperatorHint(hint string) string {
 // as it is.
 func ForOperator(err error) error {
 	me, ok := err.(*model.Error)
-	if !ok || me == nil || !agentCommandHint.MatchString(me.Hint) {
+	if !ok || me == nil || !agentCommandHint().MatchString(me.Hint) {
 		return err
 	}
 	c := *me

@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -29,7 +30,10 @@ const (
 	Muted       // absent values, secondary text
 )
 
-var sgr = map[Style]string{Good: "32", Busy: "36", Warn: "33", Bad: "31", Muted: "2"}
+// Built on first use: a package-level map or regexp is built by every process at start.
+var sgr = sync.OnceValue(func() map[Style]string {
+	return map[Style]string{Good: "32", Busy: "36", Warn: "33", Bad: "31", Muted: "2"}
+})
 
 // Column is one column of a table.
 type Column struct {
@@ -295,7 +299,7 @@ func paint(s string, st Style, color, header bool) string {
 	if header {
 		return "\x1b[1m" + s + "\x1b[0m"
 	}
-	if code, ok := sgr[st]; ok {
+	if code, ok := sgr()[st]; ok {
 		return "\x1b[" + code + "m" + s + "\x1b[0m"
 	}
 	return s

@@ -3,6 +3,7 @@ package api
 import (
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codexhost/codexhost/model"
@@ -62,7 +63,10 @@ type OutputShape struct {
 }
 
 // objectNames names the object types where the Go name would mislead.
-var objectNames = map[reflect.Type]string{reflect.TypeFor[model.ThreadInfo](): "Thread"}
+// Built on first use: a package-level map or regexp is built by every process at start.
+var objectNames = sync.OnceValue(func() map[reflect.Type]string {
+	return map[reflect.Type]string{reflect.TypeFor[model.ThreadInfo](): "Thread"}
+})
 
 // OutputShapes walks the outputs: every command's keys, then every object type they use, in
 // the order first met.
@@ -125,7 +129,7 @@ func typeName(t reflect.Type, found func(reflect.Type)) string {
 }
 
 func objectName(t reflect.Type) string {
-	if n, ok := objectNames[t]; ok {
+	if n, ok := objectNames()[t]; ok {
 		return n
 	}
 	return t.Name()

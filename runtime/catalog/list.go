@@ -18,7 +18,10 @@ const sessionsCursorHint = "pass the nextCursor that an earlier `codexhost sessi
 // interactiveSources are the session sources the catalog shows. The App Server's own default
 // (no sourceKinds) is its interactive set; the check here keeps other kinds out whatever
 // that default becomes. Atlas and ChatGPT arrive as custom sources.
-var interactiveSources = map[string]bool{"cli": true, "vscode": true, "atlas": true, "chatgpt": true}
+// Built on first use: a package-level map or regexp is built by every process at start.
+var interactiveSources = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"cli": true, "vscode": true, "atlas": true, "chatgpt": true}
+})
 
 // storedThreads is thread/list as the catalog sends it: the unarchived threads of the state
 // database (fast, and it reads no rollout files), from cursor, size at a time.

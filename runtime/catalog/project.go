@@ -35,7 +35,7 @@ func fetchSegment(ctx context.Context, conn Conn, cursor string, size int, now f
 // shows (non-interactive sources, ephemeral threads).
 func project(t ListedThread) (row, bool) {
 	src := sourceKind(t.Source)
-	if !interactiveSources[src] || t.Ephemeral || t.ID == "" {
+	if !interactiveSources()[src] || t.Ephemeral || t.ID == "" {
 		return row{}, false
 	}
 	s := api.CatalogSession{

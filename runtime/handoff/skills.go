@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -109,12 +110,15 @@ func LoadSkills(root string) []Skill {
 	return out
 }
 
-var stopWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "into": true, "from": true, "use": true}
+// Built on first use: a package-level map or regexp is built by every process at start.
+var stopWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "into": true, "from": true, "use": true}
+})
 
 func words(s string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if len(w) >= 3 && !stopWords[w] && !slices.Contains(out, w) {
+		if len(w) >= 3 && !stopWords()[w] && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}

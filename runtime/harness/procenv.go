@@ -3,6 +3,7 @@ package harness
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/codexhost/codexhost/model"
 )
@@ -16,20 +17,23 @@ const procenvReservedPrefix = "CODEXHOST_"
 // agent needs to find programs, its home and locale, reach the OpenAI API (directly or through
 // a proxy with a custom CA) and log; anything else (cloud credentials, SSH agent, tokens of
 // other tools) must be named in the passthrough list on purpose.
-var procenvNames = map[string]bool{
-	// Finding programs, the user and the home.
-	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "TMPDIR": true,
-	// Locale and terminal; agents render output and run tools that depend on them.
-	"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLORTERM": true, "NO_COLOR": true,
-	// Codex itself.
-	"CODEX_HOME": true, "OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "OPENAI_ORG_ID": true,
-	"OPENAI_PROJECT_ID": true, "RUST_LOG": true,
-	// Proxies, in both spellings because programs disagree on which one they read.
-	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "ALL_PROXY": true,
-	"http_proxy": true, "https_proxy": true, "no_proxy": true, "all_proxy": true,
-	// Custom certificate authorities (corporate proxies); NODE_EXTRA_CA_CERTS for the npm wrapper.
-	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true,
-}
+// Built on first use: a package-level map or regexp is built by every process at start.
+var procenvNames = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		// Finding programs, the user and the home.
+		"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "TMPDIR": true,
+		// Locale and terminal; agents render output and run tools that depend on them.
+		"LANG": true, "LANGUAGE": true, "TZ": true, "TERM": true, "COLORTERM": true, "NO_COLOR": true,
+		// Codex itself.
+		"CODEX_HOME": true, "OPENAI_API_KEY": true, "OPENAI_BASE_URL": true, "OPENAI_ORG_ID": true,
+		"OPENAI_PROJECT_ID": true, "RUST_LOG": true,
+		// Proxies, in both spellings because programs disagree on which one they read.
+		"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "ALL_PROXY": true,
+		"http_proxy": true, "https_proxy": true, "no_proxy": true, "all_proxy": true,
+		// Custom certificate authorities (corporate proxies); NODE_EXTRA_CA_CERTS for the npm wrapper.
+		"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true,
+	}
+})
 
 // procenvPrefixes are families of variables inherited as a whole.
 var procenvPrefixes = []string{"LC_", "XDG_"}
@@ -66,7 +70,7 @@ func BaseEnv(environ []string, passthrough []string) []string {
 		if procenvReserved(name) {
 			return false
 		}
-		if procenvNames[name] || exact[name] {
+		if procenvNames()[name] || exact[name] {
 			return true
 		}
 		for _, p := range procenvPrefixes {
@@ -95,7 +99,8 @@ func BaseEnv(environ []string, passthrough []string) []string {
 // procenvModelSecrets are whitelisted for the App Server, which calls the model, and for no
 // one else unless named: an external harness gets the model key only when its config passes
 // it through.
-var procenvModelSecrets = map[string]bool{"OPENAI_API_KEY": true}
+// Built on first use: a package-level map or regexp is built by every process at start.
+var procenvModelSecrets = sync.OnceValue(func() map[string]bool { return map[string]bool{"OPENAI_API_KEY": true} })
 
 // ExternalEnv is BaseEnv for an external harness: the same whitelist without the model's
 // key, unless passthrough names it.
@@ -108,7 +113,7 @@ func ExternalEnv(environ []string, passthrough []string) []string {
 	out := base[:0]
 	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
-		if procenvModelSecrets[name] && !named[name] {
+		if procenvModelSecrets()[name] && !named[name] {
 			continue
 		}
 		out = append(out, kv)

@@ -6,6 +6,7 @@ package marker
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/codexhost/codexhost/model"
 )
@@ -24,23 +25,26 @@ const (
 
 // infoStrings maps every accepted fence info string to its tool: the canonical names and
 // their aliases.
-var infoStrings = map[string]Tool{
-	"task-create":  ToolCreate,
-	"task-poll":    ToolPoll,
-	"task-read":    ToolPoll,
-	"read-thread":  ToolPoll,
-	"read_thread":  ToolPoll,
-	"wait-threads": ToolWait,
-	"wait_threads": ToolWait,
-	"task-cancel":  ToolCancel,
-	"task_cancel":  ToolCancel,
-	"task-retry":   ToolRetry,
-	"task_retry":   ToolRetry,
-}
+// Built on first use: a package-level map or regexp is built by every process at start.
+var infoStrings = sync.OnceValue(func() map[string]Tool {
+	return map[string]Tool{
+		"task-create":  ToolCreate,
+		"task-poll":    ToolPoll,
+		"task-read":    ToolPoll,
+		"read-thread":  ToolPoll,
+		"read_thread":  ToolPoll,
+		"wait-threads": ToolWait,
+		"wait_threads": ToolWait,
+		"task-cancel":  ToolCancel,
+		"task_cancel":  ToolCancel,
+		"task-retry":   ToolRetry,
+		"task_retry":   ToolRetry,
+	}
+})
 
 // ToolOf returns the tool an info string names, if any.
 func ToolOf(info string) (Tool, bool) {
-	t, ok := infoStrings[info]
+	t, ok := infoStrings()[info]
 	return t, ok
 }
 
