@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,11 +73,18 @@ func (f *fakeConn) Call(ctx context.Context, method string, params, out any) err
 		cursor, _ := p["cursor"].(string)
 		start := 0
 		f.mu.Lock()
+		// sortDirection asc pages oldest first, as the App Server does.
+		asc := p["sortDirection"] == "asc"
+		threads := f.threads
+		if asc {
+			threads = slices.Clone(threads)
+			slices.Reverse(threads)
+		}
 		if cursor != "" && f.anchored {
 			after, _ := strconv.Atoi(cursor)
-			start = len(f.threads)
-			for i, t := range f.threads {
-				if t["createdAt"].(int) < after {
+			start = len(threads)
+			for i, t := range threads {
+				if c := t["createdAt"].(int); (!asc && c < after) || (asc && c > after) {
 					start = i
 					break
 				}
@@ -85,12 +93,12 @@ func (f *fakeConn) Call(ctx context.Context, method string, params, out any) err
 			start, _ = strconv.Atoi(cursor)
 		}
 		limit := int(p["limit"].(float64))
-		end := min(start+limit, len(f.threads))
-		page := listResultJ{Data: append([]map[string]any{}, f.threads[min(start, end):end]...)}
-		if end < len(f.threads) {
+		end := min(start+limit, len(threads))
+		page := listResultJ{Data: append([]map[string]any{}, threads[min(start, end):end]...)}
+		if end < len(threads) {
 			next := strconv.Itoa(end)
 			if f.anchored {
-				next = strconv.Itoa(f.threads[end-1]["createdAt"].(int))
+				next = strconv.Itoa(threads[end-1]["createdAt"].(int))
 			}
 			page.NextCursor = &next
 		}

@@ -21,6 +21,7 @@ type nativeAhead struct {
 	timeout time.Duration // of one page
 	pending map[string]chan aheadPage
 	seen    map[string]bool
+	oldest  bool // pages run oldest first (the tail of a two-ended sweep)
 }
 
 type aheadPage struct {
@@ -46,7 +47,11 @@ func (a *nativeAhead) begin(pos string) chan aheadPage {
 		defer cancel()
 		// Stamped before the call: a change seen while it runs may not be in the answer.
 		p := aheadPage{started: a.now()}
-		p.err = a.conn.Call(ctx, appserver.MethodThreadList, storedThreads(pos, NativePageSize), &p.list)
+		params := storedThreads(pos, NativePageSize)
+		if a.oldest {
+			params.SortDirection = "asc"
+		}
+		p.err = a.conn.Call(ctx, appserver.MethodThreadList, params, &p.list)
 		ch <- p
 	}()
 	return ch
