@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/codexhost/codexhost/model"
@@ -24,6 +25,19 @@ func (h *Host) newApprovals() *approvals.Registry {
 		},
 		OnChange: func(a model.Approval) {
 			h.publish(api.Event{Type: api.EventApproval, Thread: a.ThreadID, Status: a.State, TurnID: a.TurnID, Approval: &a})
+			if ctx := h.approvalsCtx.Load(); ctx != nil && a.State == model.ApprovalLost && a.Outcome == "" {
+				go h.approvalOutcome(*ctx, a)
+			}
+		},
+		Persist: func(a model.Approval) {
+			if err := h.store.PutApproval(a); err != nil {
+				fmt.Fprintf(h.opts.Log, "approval %s: %v\n", a.ID, err)
+			}
+		},
+		Forget: func(id string) {
+			if err := h.store.DeleteApproval(id); err != nil {
+				fmt.Fprintf(h.opts.Log, "approval %s: %v\n", id, err)
+			}
 		},
 	})
 }

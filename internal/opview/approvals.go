@@ -29,6 +29,11 @@ func Approval(w io.Writer, a model.Approval, now time.Time) {
 		if a.Lease != nil && now.Before(a.Lease.Expires) {
 			state += fmt.Sprintf("; held by %s (fence %d)", a.Lease.Holder, a.Lease.Fence)
 		}
+		if a.Reasked {
+			state += "; asked again after it was lost"
+		}
+	case model.ApprovalLost:
+		state = LostText(a)
 	default:
 		state += ": " + a.Decision + " by " + a.DecidedBy
 	}
@@ -45,6 +50,15 @@ func Approval(w io.Writer, a model.Approval, now time.Time) {
 	if a.State == model.ApprovalPending {
 		fmt.Fprintf(w, "    answer:  codexhost approve %s --decision %s\n", a.ID, strings.Join(a.Decisions, "|"))
 	}
+}
+
+// LostText says what became of a lost approval: who went away, and how the turn ended.
+func LostText(a model.Approval) string {
+	s := "lost: " + a.DecidedBy + " before an answer reached Codex"
+	if a.Outcome != "" {
+		return s + "; the turn ended " + a.Outcome
+	}
+	return s + "; the turn's end is not known yet"
 }
 
 func untilText(t, now time.Time) string {
