@@ -25,6 +25,9 @@ func (h *Host) newApprovals() *approvals.Registry {
 		},
 		OnChange: func(a model.Approval) {
 			h.publish(api.Event{Type: api.EventApproval, Thread: a.ThreadID, Status: a.State, TurnID: a.TurnID, Approval: &a})
+			if w := h.watch; w != nil {
+				w.OnEvent(model.ThreadID(a.ThreadID), model.ThreadActive, "") // watches on approval
+			}
 			if ctx := h.approvalsCtx.Load(); ctx != nil && a.State == model.ApprovalLost && a.Outcome == "" {
 				go h.approvalOutcome(*ctx, a)
 			}

@@ -130,6 +130,9 @@ type ThreadWatchParams struct {
 	Thread    string     `json:"thread"`
 	Notify    string     `json:"notify,omitempty"` // a thread, or client:NAME
 	TimeoutMs int64      `json:"timeoutMs,omitempty"`
+	// On is what notifies: "" or "stop" for the thread's stop, "approval" for an approval of
+	// it that waits for an answer.
+	On string `json:"on,omitempty"`
 }
 
 // WatchResult is the answer of thread.watch: "watching" with the record, or "alreadyTerminal"

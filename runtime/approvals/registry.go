@@ -216,15 +216,18 @@ func (r *Registry) List(visible func(threadID string) bool) []model.Approval {
 }
 
 // Waiting reports whether an approval of thread waits for an answer.
-func (r *Registry) Waiting(threadID string) bool {
+func (r *Registry) Waiting(threadID string) bool { return r.PendingOf(threadID) != "" }
+
+// PendingOf is the id of thread's oldest approval that waits for an answer, or "".
+func (r *Registry) PendingOf(threadID string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, e := range r.items {
-		if e.a.State == model.ApprovalPending && e.a.ThreadID == threadID {
-			return true
+	for _, id := range r.order {
+		if a := r.items[id].a; a.State == model.ApprovalPending && a.ThreadID == threadID {
+			return id
 		}
 	}
-	return false
+	return ""
 }
 
 // Get returns one approval.
