@@ -77,18 +77,18 @@ type Watch struct {
 
 // ClientEvent is one entry of an external client's durable event log.
 type ClientEvent struct {
-	V      int       `json:"v" doc:"entry version"`
-	Cursor string    `json:"cursor" doc:"this entry's cursor: pass it as --after to read what follows"`
-	Type   string    `json:"type" doc:"watch.notification"` // "watch.notification"
-	Watch  string    `json:"watch" doc:"the watch's id"`
-	Thread ThreadID  `json:"thread" doc:"the watched thread"`
-	Link   string    `json:"link" doc:"its codex://threads/ link"`
-	Result string    `json:"result" doc:"completed, failed, interrupted, timedOut, unreadable, notFound or needsApproval"`
-	Turn   string    `json:"sourceTurn,omitempty" doc:"the turn whose end is the result"`
+	V      int      `json:"v" doc:"entry version"`
+	Cursor string   `json:"cursor" doc:"this entry's cursor: pass it as --after to read what follows"`
+	Type   string   `json:"type" doc:"watch.notification"` // "watch.notification"
+	Watch  string   `json:"watch" doc:"the watch's id"`
+	Thread ThreadID `json:"thread" doc:"the watched thread"`
+	Link   string   `json:"link" doc:"its codex://threads/ link"`
+	Result string   `json:"result" doc:"completed, failed, interrupted, timedOut, unreadable, notFound or needsApproval"`
+	Turn   string   `json:"sourceTurn,omitempty" doc:"the turn whose end is the result"`
 	// Approval is the approval that waits, for needsApproval.
-	Approval string `json:"approval,omitempty" doc:"the approval that waits, for needsApproval: answer it with codexhost approve"`
-	Reason string    `json:"reason,omitempty" doc:"why, for unreadable or notFound"`
-	At     time.Time `json:"at" doc:"when the entry was written"`
+	Approval string    `json:"approval,omitempty" doc:"the approval that waits, for needsApproval: answer it with codexhost approve"`
+	Reason   string    `json:"reason,omitempty" doc:"why, for unreadable or notFound"`
+	At       time.Time `json:"at" doc:"when the entry was written"`
 	// Usage is the watched thread's token usage when the notification was delivered.
 	Usage *Usage `json:"usage" doc:"the watched thread's token usage at delivery; null when none was reported"`
 }
