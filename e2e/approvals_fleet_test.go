@@ -56,3 +56,28 @@ func TestApprovalWaitingThreadIsMarkedInTheFleet(t *testing.T) {
 		t.Fatalf("the fleet row after the answer: %+v", row)
 	}
 }
+
+// Issue 28 (transcript): thread read --view messages shows the approval asked in the turn,
+// with the decision, who answered and when.
+func TestApprovalDecisionsShowInTheTranscript(t *testing.T) {
+	h := startHost(t, hostConfig{})
+	ci := h.addClient("ci")
+	th := h.delegate(ci, "--harness", "codex", "--approval", "untrusted", "--task", "[[mode:shell]] [[cmd:echo in-the-transcript]]")
+	a := pendingApproval(t, h, ci, th.Thread.ID)
+	h.asClient(ci, "approve", a.ID, "--decision", "decline", "--json").decode(t, new(any))
+	h.waitCompleted(ci, th.Thread.ID)
+	var read struct {
+		Approvals []struct {
+			ID        string `json:"id"`
+			Decision  string `json:"decision"`
+			DecidedBy string `json:"decidedBy"`
+			DecidedAt string `json:"decidedAt"`
+			Command   string `json:"command"`
+		} `json:"approvals"`
+	}
+	h.asClient(ci, "thread", "read", th.Thread.ID, "--view", "messages").decode(t, &read)
+	if len(read.Approvals) != 1 || read.Approvals[0].ID != a.ID || read.Approvals[0].Decision != "decline" ||
+		read.Approvals[0].DecidedBy != "ci" || read.Approvals[0].DecidedAt == "" || read.Approvals[0].Command != a.Command {
+		t.Fatalf("thread read --view messages approvals: %+v", read.Approvals)
+	}
+}

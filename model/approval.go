@@ -58,9 +58,9 @@ type Approval struct {
 	State     string         `json:"state" doc:"pending, answered, expired, resolved or lost"`
 	Decision  string         `json:"decision,omitempty" doc:"what was decided"`
 	DecidedBy string         `json:"decidedBy,omitempty" doc:"who decided: a client, the operator, or timeout"`
-	CreatedAt time.Time      `json:"createdAt"`
+	CreatedAt time.Time      `json:"createdAt" doc:"when Codex asked"`
 	ExpiresAt time.Time      `json:"expiresAt" doc:"when the default decision (decline) is sent if nobody answers"`
-	DecidedAt *time.Time     `json:"decidedAt,omitempty"`
+	DecidedAt *time.Time     `json:"decidedAt,omitempty" doc:"when it was decided (or lost)"`
 	Lease     *ApprovalLease `json:"lease,omitempty" doc:"who may answer now"`
 	// Outcome is set on a lost approval once its turn's end is known.
 	Outcome string `json:"outcome,omitempty" doc:"for a lost approval: how its turn really ended (completed, failed or interrupted)"`
@@ -70,7 +70,7 @@ type Approval struct {
 // ApprovalLease gives one holder the right to answer until Expires; Fence grows with every
 // transfer, so a decision made under an older lease is recognised and refused.
 type ApprovalLease struct {
-	Holder  string    `json:"holder"`
-	Fence   int64     `json:"fence"`
-	Expires time.Time `json:"expires"`
+	Holder  string    `json:"holder" doc:"the client (or operator) that may answer"`
+	Fence   int64     `json:"fence" doc:"the lease's fencing token: a decision must carry it"`
+	Expires time.Time `json:"expires" doc:"when the lease ends"`
 }

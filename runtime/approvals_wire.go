@@ -8,6 +8,7 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/approvals"
+	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/harness"
 )
 
@@ -69,4 +70,20 @@ func (h *Host) approvalsEvent(ev harness.Event) {
 	if ev.TurnStatus != "" && ev.TurnStatus != model.TurnInProgress {
 		h.approvals.ThreadStopped(string(ev.Thread))
 	}
+}
+
+// approvalsOfTranscript adds to each turn of a transcript of the default Codex home the
+// approvals this runtime held for it (its native threads live there).
+func (h *Host) approvalsOfTranscript(res api.CatalogTranscriptResult, err error) (api.CatalogTranscriptResult, error) {
+	if err != nil || res.Host != catalog.LocalHostID {
+		return res, err
+	}
+	byTurn := map[string][]model.Approval{}
+	for _, a := range h.approvals.OfThread(res.Thread) {
+		byTurn[a.TurnID] = append(byTurn[a.TurnID], a)
+	}
+	for i := range res.Turns {
+		res.Turns[i].Approvals = byTurn[res.Turns[i].ID]
+	}
+	return res, nil
 }

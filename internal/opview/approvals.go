@@ -68,3 +68,25 @@ func untilText(t, now time.Time) string {
 	}
 	return "in " + d.String()
 }
+
+// TranscriptLine is an approval as a transcript shows it beside its turn's messages: what was
+// asked, then the decision, who made it and when (or that it waits, or was lost).
+func TranscriptLine(a model.Approval, loc *time.Location) string {
+	asked := a.Kind
+	if a.Command != "" {
+		asked += " " + a.Command
+	}
+	var out string
+	switch a.State {
+	case model.ApprovalPending:
+		out = "pending, declined at " + a.ExpiresAt.In(loc).Format("15:04:05") + " unless answered"
+	case model.ApprovalLost:
+		out = LostText(a)
+	default:
+		out = a.Decision + " by " + a.DecidedBy
+		if a.DecidedAt != nil {
+			out += " at " + a.DecidedAt.In(loc).Format("2006-01-02 15:04:05")
+		}
+	}
+	return fmt.Sprintf("approval %s: %s: %s", a.ID, asked, out)
+}

@@ -230,6 +230,19 @@ func (r *Registry) PendingOf(threadID string) string {
 	return ""
 }
 
+// OfThread returns thread's approvals, oldest first.
+func (r *Registry) OfThread(threadID string) []model.Approval {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []model.Approval
+	for _, id := range r.order {
+		if a := r.items[id].a; a.ThreadID == threadID {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // Get returns one approval.
 func (r *Registry) Get(id string) (model.Approval, bool) {
 	r.mu.Lock()
