@@ -62,7 +62,7 @@ type Options struct {
 	// its turns.
 	Approvals func(thread string) []model.Approval
 	Now       func() time.Time
-	Log      io.Writer
+	Log       io.Writer
 }
 
 // Deps are what the Service runs on, given once the runtime holds its home.
