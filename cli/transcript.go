@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/opview"
 	"github.com/codexhost/codexhost/internal/table"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
@@ -49,6 +50,9 @@ func printTranscript(w io.Writer, res api.CatalogTranscriptResult) {
 		fmt.Fprintf(w, "\n-- turn %s  %s  %s\n", t.ID, model.StatusWord(t.Status), when)
 		for _, m := range t.Messages {
 			fmt.Fprintf(w, "%s: %s\n", m.Role, strings.ReplaceAll(m.Text, "\n", "\n  "))
+		}
+		for _, a := range t.Approvals {
+			fmt.Fprintln(w, opview.TranscriptLine(a, time.Local))
 		}
 	}
 	if res.OlderCursor != "" {

@@ -9,8 +9,8 @@ import (
 func newThreadWatchCmd(a *agentCommand) *cobra.Command {
 	var p api.ThreadWatchParams
 	cmd := &cobra.Command{
-		Use:   "watch T [--notify T|client:NAME] [--timeout-ms N]",
-		Short: "Notify a thread (or your client) once when T stops; returns at once",
+		Use:   "watch T [--notify T|client:NAME] [--timeout-ms N] [--on stop|approval]",
+		Short: "Notify a thread (or your client) once when T stops, or with --on approval when it needs approval; returns at once",
 		Args:  exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.Thread = args[0]
@@ -21,6 +21,7 @@ func newThreadWatchCmd(a *agentCommand) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&p.Notify, "notify", "", "who is notified: a thread id or link, or client:NAME (default: CODEXHOST_THREAD_ID, else the calling client)")
 	cmd.Flags().Int64Var(&p.TimeoutMs, "timeout-ms", 0, "observation window in milliseconds (default 30 minutes; at most 7 days); then the result is timedOut")
+	cmd.Flags().StringVar(&p.On, "on", "", "what notifies: stop (the default), or approval: the first approval of T that waits for an answer (result needsApproval, with its id)")
 	return cmd
 }
 

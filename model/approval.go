@@ -34,7 +34,10 @@ const (
 	ApprovalPending  = "pending"
 	ApprovalAnswered = "answered"
 	ApprovalExpired  = "expired"  // nobody answered in time: the default decision was sent
-	ApprovalResolved = "resolved" // the turn ended, or the App Server went away, first
+	ApprovalResolved = "resolved" // the turn ended first
+	// ApprovalLost: the App Server that asked went away (the runtime stopped or another took
+	// the home over) before a decision reached it; Outcome tells how its turn really ended.
+	ApprovalLost = "lost"
 )
 
 // DefaultApprovalDecision is what an approval nobody answers gets.
@@ -52,19 +55,22 @@ type Approval struct {
 	Cwd       string         `json:"cwd,omitempty" doc:"where it would run"`
 	Reason    string         `json:"reason,omitempty" doc:"why the model asks, when it said"`
 	Decisions []string       `json:"decisions" doc:"the decisions offered"`
-	State     string         `json:"state" doc:"pending, answered, expired or resolved"`
+	State     string         `json:"state" doc:"pending, answered, expired, resolved or lost"`
 	Decision  string         `json:"decision,omitempty" doc:"what was decided"`
 	DecidedBy string         `json:"decidedBy,omitempty" doc:"who decided: a client, the operator, or timeout"`
-	CreatedAt time.Time      `json:"createdAt"`
+	CreatedAt time.Time      `json:"createdAt" doc:"when Codex asked"`
 	ExpiresAt time.Time      `json:"expiresAt" doc:"when the default decision (decline) is sent if nobody answers"`
-	DecidedAt *time.Time     `json:"decidedAt,omitempty"`
+	DecidedAt *time.Time     `json:"decidedAt,omitempty" doc:"when it was decided (or lost)"`
 	Lease     *ApprovalLease `json:"lease,omitempty" doc:"who may answer now"`
+	// Outcome is set on a lost approval once its turn's end is known.
+	Outcome string `json:"outcome,omitempty" doc:"for a lost approval: how its turn really ended (completed, failed or interrupted)"`
+	Reasked bool   `json:"reasked,omitempty" doc:"true when Codex asked it again after it was lost"`
 }
 
 // ApprovalLease gives one holder the right to answer until Expires; Fence grows with every
 // transfer, so a decision made under an older lease is recognised and refused.
 type ApprovalLease struct {
-	Holder  string    `json:"holder"`
-	Fence   int64     `json:"fence"`
-	Expires time.Time `json:"expires"`
+	Holder  string    `json:"holder" doc:"the client (or operator) that may answer"`
+	Fence   int64     `json:"fence" doc:"the lease's fencing token: a decision must carry it"`
+	Expires time.Time `json:"expires" doc:"when the lease ends"`
 }

@@ -19,6 +19,15 @@ const (
 	ResultTimedOut    = "timedOut"
 	ResultUnreadable  = "unreadable"
 	ResultNotFound    = "notFound"
+	// ResultNeedsApproval ends a watch on approval: an approval of the thread waits.
+	ResultNeedsApproval = "needsApproval"
+)
+
+// What a watch notifies of (Watch.On): the thread's stop, or an approval of it that waits
+// for an answer (runtime/approvals).
+const (
+	WatchOnStop     = "stop"
+	WatchOnApproval = "approval"
 )
 
 // Watch timing rules.
@@ -48,7 +57,7 @@ type Watch struct {
 	Deadline     time.Time `json:"deadline" doc:"the end of the observation window (absolute)"`
 	// RunningTurn is the observed thread's turn in flight when last seen; its end is the stop.
 	RunningTurn string    `json:"runningTurn,omitempty" doc:"the watched thread's turn in flight when last seen"`
-	Result      string    `json:"result,omitempty" doc:"completed, failed, interrupted, timedOut, unreadable or notFound, once known"`
+	Result      string    `json:"result,omitempty" doc:"completed, failed, interrupted, timedOut, unreadable, notFound or needsApproval, once known"`
 	SourceTurn  string    `json:"sourceTurn,omitempty" doc:"the turn whose end is the result"`
 	DueAt       time.Time `json:"dueAt,omitzero" doc:"when the notification fell due"`
 	Attempts    int       `json:"attempts,omitempty" doc:"delivery attempts so far"`
@@ -59,20 +68,27 @@ type Watch struct {
 	// MessageFile names a 0600 file in the engine's message folder whose text is delivered
 	// instead of a stop notification (a marker report); the record itself holds no content.
 	MessageFile string `json:"messageFile,omitempty" doc:"internal: a marker report delivered instead of a stop notification"`
+	// On is WatchOnApproval for a watch that ends when an approval of the thread waits;
+	// empty (a stop watch) otherwise, so records of older builds read the same.
+	On string `json:"on,omitempty" doc:"approval for a watch on a request that needs approval; absent for a stop watch"`
+	// Approval is the approval that ended a watch on approval.
+	Approval string `json:"approval,omitempty" doc:"the approval that waits, for needsApproval"`
 }
 
 // ClientEvent is one entry of an external client's durable event log.
 type ClientEvent struct {
-	V      int       `json:"v" doc:"entry version"`
-	Cursor string    `json:"cursor" doc:"this entry's cursor: pass it as --after to read what follows"`
-	Type   string    `json:"type" doc:"watch.notification"` // "watch.notification"
-	Watch  string    `json:"watch" doc:"the watch's id"`
-	Thread ThreadID  `json:"thread" doc:"the watched thread"`
-	Link   string    `json:"link" doc:"its codex://threads/ link"`
-	Result string    `json:"result" doc:"completed, failed, interrupted, timedOut, unreadable or notFound"`
-	Turn   string    `json:"sourceTurn,omitempty" doc:"the turn whose end is the result"`
-	Reason string    `json:"reason,omitempty" doc:"why, for unreadable or notFound"`
-	At     time.Time `json:"at" doc:"when the entry was written"`
+	V      int      `json:"v" doc:"entry version"`
+	Cursor string   `json:"cursor" doc:"this entry's cursor: pass it as --after to read what follows"`
+	Type   string   `json:"type" doc:"watch.notification"` // "watch.notification"
+	Watch  string   `json:"watch" doc:"the watch's id"`
+	Thread ThreadID `json:"thread" doc:"the watched thread"`
+	Link   string   `json:"link" doc:"its codex://threads/ link"`
+	Result string   `json:"result" doc:"completed, failed, interrupted, timedOut, unreadable, notFound or needsApproval"`
+	Turn   string   `json:"sourceTurn,omitempty" doc:"the turn whose end is the result"`
+	// Approval is the approval that waits, for needsApproval.
+	Approval string    `json:"approval,omitempty" doc:"the approval that waits, for needsApproval: answer it with codexhost approve"`
+	Reason   string    `json:"reason,omitempty" doc:"why, for unreadable or notFound"`
+	At       time.Time `json:"at" doc:"when the entry was written"`
 	// Usage is the watched thread's token usage when the notification was delivered.
 	Usage *Usage `json:"usage" doc:"the watched thread's token usage at delivery; null when none was reported"`
 }

@@ -2,11 +2,13 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/approvals"
+	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/harness"
 )
 
@@ -24,6 +26,22 @@ func (h *Host) newApprovals() *approvals.Registry {
 		},
 		OnChange: func(a model.Approval) {
 			h.publish(api.Event{Type: api.EventApproval, Thread: a.ThreadID, Status: a.State, TurnID: a.TurnID, Approval: &a})
+			if w := h.watch; w != nil {
+				w.OnEvent(model.ThreadID(a.ThreadID), model.ThreadActive, "") // watches on approval
+			}
+			if ctx := h.approvalsCtx.Load(); ctx != nil && a.State == model.ApprovalLost && a.Outcome == "" {
+				go h.approvalOutcome(*ctx, a)
+			}
+		},
+		Persist: func(a model.Approval) {
+			if err := h.store.PutApproval(a); err != nil {
+				fmt.Fprintf(h.opts.Log, "approval %s: %v\n", a.ID, err)
+			}
+		},
+		Forget: func(id string) {
+			if err := h.store.DeleteApproval(id); err != nil {
+				fmt.Fprintf(h.opts.Log, "approval %s: %v\n", id, err)
+			}
 		},
 	})
 }
@@ -52,4 +70,20 @@ func (h *Host) approvalsEvent(ev harness.Event) {
 	if ev.TurnStatus != "" && ev.TurnStatus != model.TurnInProgress {
 		h.approvals.ThreadStopped(string(ev.Thread))
 	}
+}
+
+// approvalsOfTranscript adds to each turn of a transcript of the default Codex home the
+// approvals this runtime held for it (its native threads live there).
+func (h *Host) approvalsOfTranscript(res api.CatalogTranscriptResult, err error) (api.CatalogTranscriptResult, error) {
+	if err != nil || res.Host != catalog.LocalHostID {
+		return res, err
+	}
+	byTurn := map[string][]model.Approval{}
+	for _, a := range h.approvals.OfThread(res.Thread) {
+		byTurn[a.TurnID] = append(byTurn[a.TurnID], a)
+	}
+	for i := range res.Turns {
+		res.Turns[i].Approvals = byTurn[res.Turns[i].ID]
+	}
+	return res, nil
 }

@@ -36,6 +36,7 @@ func (h *Host) startCatalog(cfg *config.Config, appEnv []string, logDir string) 
 			return c, nil
 		}),
 		Running: func(id string) bool { return slices.Contains(h.native.Active(), model.ThreadID(id)) },
+		Waiting: h.approvals.Waiting,
 	}}
 	defaultHome := sameFile(defaultCodexHome(envLookup(h.opts.Environ)))
 	seen := map[string]bool{}

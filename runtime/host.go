@@ -100,8 +100,10 @@ type Host struct {
 	supervise *supervise.Service // supervised threads of continue (runtime/supervise, wired in runtime/supervise.go)
 
 	threads *threads.Service // the thread methods (runtime/threads, wired in runtime/threads.go)
-	// approvals holds native threads' approval requests (runtime/approvals_wire.go).
-	approvals *approvals.Registry
+	// approvals holds native threads' approval requests (runtime/approvals_wire.go);
+	// approvalsCtx ends with the holding of the store (lookups of lost approvals' outcomes).
+	approvals    *approvals.Registry
+	approvalsCtx atomic.Pointer[context.Context]
 
 	node *nodeserve.Server // this runtime as a paired node
 
@@ -188,6 +190,9 @@ func (h *Host) takeStore(st *store.Store) error {
 	h.threads.Start(threads.Deps{Store: h.store, Harnesses: harnessRegistry{h}})
 	sweep, stop := context.WithCancel(context.Background())
 	h.stopApprovals = stop
+	if err := h.restoreApprovals(sweep); err != nil {
+		return err
+	}
 	go h.runApprovalSweep(sweep)
 	if err := h.startWatches(); err != nil {
 		return err

@@ -79,7 +79,7 @@ func (h *Host) catalogRoutes() []route.Route {
 				if err != nil {
 					return nil, err
 				}
-				return h.linkTranscript(cat.Transcript(ctx, p))
+				return h.approvalsOfTranscript(h.linkTranscript(cat.Transcript(ctx, p)))
 			}}.Route(),
 		route.Spec[api.CatalogArchiveParams]{Method: api.MethodCatalogArchive, Policy: route.Operator(config.ScopeWrite, true),
 			Call: func(ctx context.Context, _ route.Env, p api.CatalogArchiveParams) (any, error) {

@@ -20,6 +20,7 @@ func (h *Host) newThreads() *threads.Service {
 		Subscribe:  h.Subscribe,
 		Config:     h.config,
 		OnCancel:   h.markersAuthorCancelled,
+		Approvals:  func(thread string) []model.Approval { return h.approvals.OfThread(thread) },
 		Now:        h.opts.Now,
 		Log:        h.opts.Log,
 	})

@@ -14,7 +14,7 @@ import (
 func (h *Host) startWatches() error {
 	engine, err := watch.Open(watch.Options{
 		Store: h.store,
-		Read:  h.threads.WatchRead,
+		Read:  h.watchRead,
 		Send:  h.threads.WatchSend,
 		Now:   h.opts.Now,
 		Log:   h.opts.Log,
@@ -37,4 +37,13 @@ func (h *Host) startWatches() error {
 	h.stopWatch = cancel
 	go engine.Run(ctx)
 	return nil
+}
+
+// watchRead is the engine's view of a thread, with the approval of it that waits, if any.
+func (h *Host) watchRead(ctx context.Context, id model.ThreadID) (watch.ThreadState, error) {
+	st, err := h.threads.WatchRead(ctx, id)
+	if err == nil {
+		st.Approval = h.approvals.PendingOf(string(id))
+	}
+	return st, err
 }

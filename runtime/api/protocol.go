@@ -130,6 +130,9 @@ type ThreadWatchParams struct {
 	Thread    string     `json:"thread"`
 	Notify    string     `json:"notify,omitempty"` // a thread, or client:NAME
 	TimeoutMs int64      `json:"timeoutMs,omitempty"`
+	// On is what notifies: "" or "stop" for the thread's stop, "approval" for an approval of
+	// it that waits for an answer.
+	On string `json:"on,omitempty"`
 }
 
 // WatchResult is the answer of thread.watch: "watching" with the record, or "alreadyTerminal"
@@ -191,6 +194,7 @@ type ThreadReadResult struct {
 	Messages   []model.Message     `json:"messages,omitempty" doc:"--view messages: a page of messages, oldest first"`
 	HasMore    bool                `json:"hasMore" doc:"true when older messages remain: pass nextCursor as --cursor"`
 	NextCursor string              `json:"nextCursor,omitempty" doc:"--view messages: the cursor of the next (older) page, null on the last"`
+	Approvals  []model.Approval    `json:"approvals,omitempty" doc:"--view messages: the approvals asked in this page's turns, oldest first: what was asked, the decision, who decided and when"`
 	TimedOut   *bool               `json:"timedOut,omitempty" doc:"thread wait only: true when the thread was still running at the timeout"`
 }
 
@@ -411,6 +415,8 @@ type CatalogTurn struct {
 	// Error is why a failed turn failed, as Codex says it.
 	Error    string          `json:"error,omitempty"`
 	Messages []model.Message `json:"messages"`
+	// Approvals are the approvals this runtime held for the turn, oldest first.
+	Approvals []model.Approval `json:"approvals,omitempty"`
 }
 
 // CatalogTranscriptResult is a page of turns, oldest first; the cursors lead to the older and

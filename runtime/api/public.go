@@ -36,8 +36,10 @@ type WatchEntry struct {
 	ThreadID       string `json:"threadId" doc:"the watched thread"`
 	NotifyThreadID string `json:"notifyThreadId" doc:"who is notified: a thread id, or client:NAME"`
 	State          string `json:"state" doc:"watching, pendingDelivery or undeliverable"`
-	Outcome        string `json:"outcome,omitempty" doc:"completed, failed, interrupted, timedOut, unreadable or notFound, once known"`
+	Outcome        string `json:"outcome,omitempty" doc:"completed, failed, interrupted, timedOut, unreadable, notFound or needsApproval, once known"`
 	TurnID         string `json:"turnId,omitempty" doc:"the turn whose end is the outcome, when known"`
+	On             string `json:"on,omitempty" doc:"approval for a watch on a request that needs approval; absent for a stop watch"`
+	Approval       string `json:"approval,omitempty" doc:"the approval that waits, for needsApproval"`
 	Reason         string `json:"reason,omitempty" doc:"why the watch is undeliverable"`
 	RegisteredAt   string `json:"registeredAt" doc:"when it was registered (RFC 3339)"`
 }
@@ -52,7 +54,7 @@ func PublicWatch(w model.Watch) WatchEntry {
 		state = WatchStateUndeliverable
 	}
 	return WatchEntry{ThreadID: string(w.Thread), NotifyThreadID: w.Notify, State: state, Outcome: w.Result,
-		TurnID: w.SourceTurn, Reason: w.Reason, RegisteredAt: w.RegisteredAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
+		TurnID: w.SourceTurn, On: w.On, Approval: w.Approval, Reason: w.Reason, RegisteredAt: w.RegisteredAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
 }
 
 // NewNext builds the follow-up commands of a thread for the CLI at cliPath, quoted for a

@@ -18,6 +18,8 @@ import (
 const (
 	HolderOperator = "operator"
 	byTimeout      = "timeout"
+	byAppServer    = "the App Server exited"
+	byRestart      = "the runtime stopped"
 )
 
 // Defaults of Options.
@@ -40,11 +42,18 @@ type Options struct {
 	Policy func() (owner string, timeout time.Duration)
 	// OnChange is told of every change, outside the registry's lock.
 	OnChange func(model.Approval)
+	// Persist writes an approval's latest state, Forget drops one no longer kept (store.go).
+	Persist func(model.Approval)
+	Forget  func(id string)
 }
 
 // Registry is the runtime's pending and recently decided approvals.
 type Registry struct {
 	opts Options
+
+	// pmu orders Persist calls: each writes the state current when it runs, so the last write
+	// is the last state even when changes race.
+	pmu sync.Mutex
 
 	mu    sync.Mutex
 	seq   int
@@ -78,7 +87,8 @@ func (r *Registry) Ask(ctx context.Context, req model.Approval) string {
 	select {
 	case <-e.done:
 	case <-ctx.Done():
-		r.settle(e.a.ID, model.ApprovalResolved, model.DecisionCancel, "the App Server")
+		// The App Server that asked is gone: no decision can reach it.
+		r.settle(e.a.ID, model.ApprovalLost, "", byAppServer)
 		<-e.done
 	}
 	r.mu.Lock()
@@ -89,8 +99,16 @@ func (r *Registry) Ask(ctx context.Context, req model.Approval) string {
 func (r *Registry) add(req model.Approval) *entry {
 	now := r.opts.Now()
 	r.mu.Lock()
-	r.seq++
-	req.ID = fmt.Sprintf("ap-%d-%d", now.Unix(), r.seq)
+	if e := r.lostLocked(req); e != nil {
+		// Codex asks again what a previous App Server asked: the same approval, pending anew.
+		req.ID, req.Reasked = e.a.ID, true
+	} else {
+		for req.ID == "" || r.items[req.ID] != nil {
+			r.seq++
+			req.ID = fmt.Sprintf("ap-%d-%d", now.Unix(), r.seq)
+		}
+		r.order = append(r.order, req.ID)
+	}
 	_, timeout := r.policy()
 	req.State, req.CreatedAt, req.ExpiresAt = model.ApprovalPending, now, now.Add(timeout)
 	if req.Decisions == nil {
@@ -98,16 +116,30 @@ func (r *Registry) add(req model.Approval) *entry {
 	}
 	e := &entry{a: req, done: make(chan struct{})}
 	r.items[req.ID] = e
-	r.order = append(r.order, req.ID)
-	r.trimLocked()
+	dropped := r.trimLocked()
 	a := e.a
 	r.mu.Unlock()
 	r.changed(a)
+	r.forget(dropped)
 	return e
 }
 
-// trimLocked drops the oldest decided approvals beyond keepDecided.
-func (r *Registry) trimLocked() {
+// lostLocked finds the lost approval req asks again: same thread, turn and item.
+func (r *Registry) lostLocked(req model.Approval) *entry {
+	if req.ItemID == "" {
+		return nil
+	}
+	for _, id := range r.order {
+		e := r.items[id]
+		if a := e.a; a.State == model.ApprovalLost && a.ThreadID == req.ThreadID && a.TurnID == req.TurnID && a.ItemID == req.ItemID && a.Kind == req.Kind {
+			return e
+		}
+	}
+	return nil
+}
+
+// trimLocked drops the oldest decided approvals beyond keepDecided and returns their ids.
+func (r *Registry) trimLocked() (dropped []string) {
 	decided := 0
 	for _, id := range r.order {
 		if r.items[id].a.State != model.ApprovalPending {
@@ -122,7 +154,18 @@ func (r *Registry) trimLocked() {
 		}
 		delete(r.items, id)
 		r.order = slices.Delete(r.order, i, i+1)
+		dropped = append(dropped, id)
 		decided--
+	}
+	return dropped
+}
+
+func (r *Registry) forget(ids []string) {
+	if r.opts.Forget == nil {
+		return
+	}
+	for _, id := range ids {
+		r.opts.Forget(id)
 	}
 }
 
@@ -144,6 +187,13 @@ func (r *Registry) settle(id, state, decision, by string) bool {
 }
 
 func (r *Registry) changed(a model.Approval) {
+	if r.opts.Persist != nil {
+		r.pmu.Lock()
+		if cur, ok := r.Get(a.ID); ok {
+			r.opts.Persist(cur)
+		}
+		r.pmu.Unlock()
+	}
 	if r.opts.OnChange != nil {
 		r.opts.OnChange(a)
 	}
@@ -160,6 +210,34 @@ func (r *Registry) List(visible func(threadID string) bool) []model.Approval {
 			if (a.State == model.ApprovalPending) == pending && (visible == nil || visible(a.ThreadID)) {
 				out = append(out, a)
 			}
+		}
+	}
+	return out
+}
+
+// Waiting reports whether an approval of thread waits for an answer.
+func (r *Registry) Waiting(threadID string) bool { return r.PendingOf(threadID) != "" }
+
+// PendingOf is the id of thread's oldest approval that waits for an answer, or "".
+func (r *Registry) PendingOf(threadID string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range r.order {
+		if a := r.items[id].a; a.State == model.ApprovalPending && a.ThreadID == threadID {
+			return id
+		}
+	}
+	return ""
+}
+
+// OfThread returns thread's approvals, oldest first.
+func (r *Registry) OfThread(threadID string) []model.Approval {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []model.Approval
+	for _, id := range r.order {
+		if a := r.items[id].a; a.ThreadID == threadID {
+			out = append(out, a)
 		}
 	}
 	return out

@@ -53,6 +53,10 @@ type HostSpec struct {
 	// Running reports whether this runtime's own harness runs a turn on the thread (an owner
 	// that blocks archive). Nil when nothing of this runtime runs turns on the host.
 	Running func(threadID string) bool
+	// Waiting reports whether this runtime holds an approval request of the thread that
+	// nobody answered yet: the row says so whatever the last status seen (view). Nil when
+	// nothing of this runtime asks on the host.
+	Waiting func(threadID string) bool
 }
 
 // Options tune a Catalog; zero fields take the defaults above.

@@ -221,19 +221,21 @@ func (h *host) put(key string, s *segment, now time.Time, ttl time.Duration) *se
 // view applies the overlay to a row; ok is false for an archived thread. The caller holds
 // omu.
 func (h *host) view(r row) (row, bool) {
-	o, has := h.live.overlay[r.s.ID]
-	if !has || o.at.Before(r.at) {
-		return r, true
+	if o, has := h.live.overlay[r.s.ID]; has && !o.at.Before(r.at) {
+		if o.archived {
+			return r, false
+		}
+		if o.status != "" {
+			r.s.Status, r.s.WaitingOnApproval = o.status, o.waiting
+		}
+		if o.title != nil {
+			r.s.Title = *o.title
+			r.titleFold = fold(*o.title)
+		}
 	}
-	if o.archived {
-		return r, false
-	}
-	if o.status != "" {
-		r.s.Status, r.s.WaitingOnApproval = o.status, o.waiting
-	}
-	if o.title != nil {
-		r.s.Title = *o.title
-		r.titleFold = fold(*o.title)
+	if h.spec.Waiting != nil && h.spec.Waiting(r.s.ID) {
+		// A request waits in this runtime: the turn is active and waiting, whatever was seen.
+		r.s.Status, r.s.WaitingOnApproval = model.ThreadActive, true
 	}
 	return r, true
 }

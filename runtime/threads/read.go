@@ -46,6 +46,9 @@ func (s *Service) Read(ctx context.Context, p api.ThreadReadParams) (api.ThreadR
 			res.Messages = []model.Message{}
 		}
 		res.NextCursor = snap.NextCursor
+		if s.opts.Approvals != nil {
+			res.Approvals = ApprovalsOfTurns(s.opts.Approvals(string(id)), res.Messages)
+		}
 	}
 	setPublicRead(&res)
 	return res, nil
@@ -170,4 +173,20 @@ func (s *Service) refuseSendModel(id model.ThreadID) error {
 	}
 	return model.Errorf(model.CodeInvalidArgument, "send without a model; start another thread with `delegate start --model`",
 		"thread send keeps the thread's model")
+}
+
+// ApprovalsOfTurns keeps the approvals asked in the turns of msgs: a page shows what was
+// asked in its turns, and no page shows an approval twice.
+func ApprovalsOfTurns(list []model.Approval, msgs []model.Message) []model.Approval {
+	turns := map[string]bool{}
+	for _, m := range msgs {
+		turns[m.TurnID] = true
+	}
+	var out []model.Approval
+	for _, a := range list {
+		if a.TurnID != "" && turns[a.TurnID] {
+			out = append(out, a)
+		}
+	}
+	return out
 }

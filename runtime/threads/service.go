@@ -58,8 +58,11 @@ type Options struct {
 	// OnCancel is told of every `thread cancel` before the turn is interrupted (the marker
 	// blocks of its author are abandoned).
 	OnCancel func(model.ThreadID)
-	Now      func() time.Time
-	Log      io.Writer
+	// Approvals are a thread's approvals, oldest first: a page of messages shows those of
+	// its turns.
+	Approvals func(thread string) []model.Approval
+	Now       func() time.Time
+	Log       io.Writer
 }
 
 // Deps are what the Service runs on, given once the runtime holds its home.

@@ -74,7 +74,7 @@ func (s *Service) Watch(ctx context.Context, caller api.Caller, p api.ThreadWatc
 	if p.TimeoutMs < 0 || p.TimeoutMs > int64(model.MaxWatchTimeout/time.Millisecond) {
 		return api.WatchResult{}, model.Errorf(model.CodeInvalidArgument, "use --timeout-ms between 1 and 604800000 (7 days); the default is 30 minutes", "watch timeout %d ms out of range", p.TimeoutMs)
 	}
-	res, err := s.opts.Watch().Register(ctx, thread, notify, time.Duration(p.TimeoutMs)*time.Millisecond)
+	res, err := s.opts.Watch().RegisterOn(ctx, thread, notify, p.On, time.Duration(p.TimeoutMs)*time.Millisecond)
 	if err == nil {
 		setPublicWatch(&res, string(thread), notify)
 	}

@@ -151,7 +151,7 @@ func (e *Engine) deliverToClient(client string, batch []*model.Watch, snapshot [
 	for i, w := range batch {
 		delivered := snapshot[i]
 		delivered.State, delivered.DeliveredAt, delivered.UpdatedAt = model.WatchDelivered, now, now
-		ev := model.ClientEvent{Type: "watch.notification", Watch: w.ID, Thread: w.Thread, Link: w.Thread.Link(), Result: w.Result, Turn: w.SourceTurn, Reason: w.Reason, At: now,
+		ev := model.ClientEvent{Type: "watch.notification", Watch: w.ID, Thread: w.Thread, Link: w.Thread.Link(), Result: w.Result, Turn: w.SourceTurn, Reason: w.Reason, Approval: w.Approval, At: now,
 			Usage: e.usage(w.Thread)}
 		if _, err := e.opts.Store.AppendClientEvent(client, ev, &delivered); err != nil {
 			fmt.Fprintf(e.opts.Log, "watch %s: client event: %v\n", w.ID, err)
@@ -217,7 +217,11 @@ func textWithUsage(ws []model.Watch, usage func(model.ThreadID) *model.Usage) st
 	var b strings.Builder
 	b.WriteString("codexhost watch notification (status only; the work has not been reviewed):\n")
 	for _, w := range ws {
-		fmt.Fprintf(&b, "- thread %s stopped: %s", w.Thread.Link(), w.Result)
+		if w.Result == model.ResultNeedsApproval {
+			fmt.Fprintf(&b, "- thread %s needs approval: %s waits for an answer (a person or client answers it: codexhost approve %s --decision accept|decline|cancel)", w.Thread.Link(), w.Approval, w.Approval)
+		} else {
+			fmt.Fprintf(&b, "- thread %s stopped: %s", w.Thread.Link(), w.Result)
+		}
 		if w.SourceTurn != "" {
 			fmt.Fprintf(&b, " (turn %s)", w.SourceTurn)
 		}

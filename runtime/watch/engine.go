@@ -47,6 +47,8 @@ type ThreadState struct {
 	// Owned says every change of the thread reaches the engine as an event (this runtime
 	// runs it), so reconciliation reads can be rare.
 	Owned bool
+	// Approval is the id of an approval of the thread that waits for an answer, if any.
+	Approval string
 }
 
 // Reader reads a thread's state. A *model.Error with CodeThreadNotFound means the thread is
@@ -172,7 +174,9 @@ func Open(opts Options) (*Engine, error) {
 			e.dirty[w.Thread] = true
 			if w.State == model.WatchWatching {
 				e.indexWatching(&w)
-				if w.RunningTurn != "" {
+				// A restart cuts a watched turn short; a watch on approval waits on, as the
+				// thread may ask in a later turn.
+				if w.RunningTurn != "" && w.On == "" {
 					e.restarted[w.ID] = true
 				}
 			}
@@ -254,8 +258,23 @@ func (e *Engine) OnEvent(id model.ThreadID, status, turnStatus string) {
 	e.Kick()
 }
 
-// Register creates a watch, or returns the one already watching the same pair.
+// Register creates a watch on the thread's stop, or returns the one already watching the
+// same pair.
 func (e *Engine) Register(ctx context.Context, thread model.ThreadID, notify string, timeout time.Duration) (api.WatchResult, error) {
+	return e.RegisterOn(ctx, thread, notify, "", timeout)
+}
+
+// RegisterOn is Register for what on names: "" or model.WatchOnStop for the stop, or
+// model.WatchOnApproval for the first approval of the thread that waits (one pending now
+// ends it at once; a stopped thread is watched for a later turn's request).
+func (e *Engine) RegisterOn(ctx context.Context, thread model.ThreadID, notify, on string, timeout time.Duration) (api.WatchResult, error) {
+	switch on {
+	case "", model.WatchOnStop:
+		on = ""
+	case model.WatchOnApproval:
+	default:
+		return api.WatchResult{}, model.Errorf(model.CodeInvalidArgument, "use --on stop or --on approval", "unknown watch condition %q", on).WithDetail("field", "on")
+	}
 	if timeout == 0 {
 		timeout = model.DefaultWatchTimeout
 	}
@@ -268,13 +287,13 @@ func (e *Engine) Register(ctx context.Context, thread model.ThreadID, notify str
 	if err != nil {
 		return api.WatchResult{}, err
 	}
-	if !st.Running && st.TurnID != "" && terminal(st.TurnStatus) {
+	if on == "" && !st.Running && st.TurnID != "" && terminal(st.TurnStatus) {
 		return api.WatchResult{State: "alreadyTerminal", Status: st.TurnStatus, SourceTurn: st.TurnID}, nil
 	}
 	now := e.opts.Now()
 	e.mu.Lock()
 	for _, w := range e.watching[thread] {
-		if w.Notify == notify {
+		if w.Notify == notify && w.On == on {
 			dup := *w
 			e.mu.Unlock()
 			return api.WatchResult{State: model.WatchWatching, Watch: &dup, Existing: true}, nil
@@ -285,7 +304,7 @@ func (e *Engine) Register(ctx context.Context, thread model.ThreadID, notify str
 	if err != nil {
 		return api.WatchResult{}, err
 	}
-	w := model.Watch{V: 1, ID: id.String(), Thread: thread, Notify: notify, State: model.WatchWatching, RegisteredAt: now, Deadline: now.Add(timeout), UpdatedAt: now}
+	w := model.Watch{V: 1, ID: id.String(), Thread: thread, Notify: notify, On: on, State: model.WatchWatching, RegisteredAt: now, Deadline: now.Add(timeout), UpdatedAt: now}
 	if st.Running {
 		w.RunningTurn = st.TurnID
 	}

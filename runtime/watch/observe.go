@@ -23,6 +23,9 @@ func (e *Engine) observe(ctx context.Context, id model.ThreadID) {
 	case err == nil:
 		o.readOK, o.failingSince, o.owned = true, time.Time{}, st.Owned
 		settle = func(w *model.Watch) (string, string, string) {
+			if w.On == model.WatchOnApproval {
+				return approvalResult(w, st, now)
+			}
 			if e.restarted[w.ID] {
 				delete(e.restarted, w.ID)
 				if !st.Running && st.TurnID != "" && terminal(st.TurnStatus) {
@@ -108,4 +111,17 @@ func shortErr(err error) string {
 		s = s[:200] + "…"
 	}
 	return s
+}
+
+// approvalResult settles a watch on approval: needsApproval once an approval of the thread
+// waits, timedOut at the deadline without one.
+func approvalResult(w *model.Watch, st ThreadState, now time.Time) (result, turn, reason string) {
+	if st.Approval != "" {
+		w.Approval = st.Approval
+		return model.ResultNeedsApproval, st.TurnID, ""
+	}
+	if !now.Before(w.Deadline) {
+		return model.ResultTimedOut, "", "no approval was asked before the deadline"
+	}
+	return "", "", ""
 }
