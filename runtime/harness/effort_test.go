@@ -22,7 +22,7 @@ func effortOf(env string) string {
 
 // A thread's effort reaches every turn of it, also after a restart (it is in the transcript's
 // thread entry); a thread without one gets no CODEXHOST_EFFORT, even when the runtime's own
-// environment has it.
+// environment has it. Serial (t.Setenv): that environment is the process's.
 func TestExternalEffortReachesEveryTurnAndSurvivesARestart(t *testing.T) {
 	t.Setenv(EnvEffort, "low")
 	dir := t.TempDir()

@@ -316,6 +316,7 @@ func TestExternalSendWhileRunningIsThreadBusy(t *testing.T) {
 	}
 }
 
+// Serial (t.Setenv): what must not leak is the process's own environment.
 func TestExternalEnvIsTheWhitelistPlusRuntimeVariables(t *testing.T) {
 	t.Setenv("CODEXHOST_SECRET", "must-not-leak")
 	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "outer-runtime-token")
