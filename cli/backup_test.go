@@ -35,6 +35,7 @@ func backupHomeWithRecords(t *testing.T) string {
 // `backup` goes through the runtime that holds the home; `restore` refuses while it runs,
 // refuses to overwrite records without --replace, and with it keeps the old database.
 func TestBackupThroughRuntimeAndRestore(t *testing.T) {
+	t.Parallel()
 	home := backupHomeWithRecords(t)
 	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CODEXHOST_CODEX_BIN=/nonexistent/codex"}
 	host := serveRuntime(t, home, environ)
@@ -73,6 +74,7 @@ func TestBackupThroughRuntimeAndRestore(t *testing.T) {
 // Without a runtime `backup` opens the database itself; `doctor` verifies the store and says
 // when the last backup is older than a week (clock injected).
 func TestBackupDirectAndDoctorBackupAge(t *testing.T) {
+	t.Parallel()
 	home := backupHomeWithRecords(t)
 	rep, err := runDoctor(home, false, os.Getenv, time.Now())
 	if err != nil {

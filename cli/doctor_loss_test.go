@@ -43,6 +43,7 @@ func copyDir(t *testing.T, src, dst string) {
 // A store whose last writes went with a deleted memtable file: doctor reports the loss and
 // exits non-zero instead of saying ok.
 func TestDoctorReportsWritesLostWithAMemtableFile(t *testing.T) {
+	t.Parallel()
 	live := filepath.Join(t.TempDir(), "live")
 	s, err := store.Open(live, store.Options{})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // A nonexistent entry of allowed_project_roots is ignored by handoffs; doctor warns of it by
 // its index and path, and the config is still valid.
 func TestDoctorWarnsOfAMissingAllowedProjectRoot(t *testing.T) {
+	t.Parallel()
 	home := doctorHome(t)
 	exists := t.TempDir()
 	missing := filepath.Join(exists, "not-created")

@@ -29,6 +29,7 @@ func runTree(t *testing.T, mk func(stdout, stderr io.Writer) *cobra.Command, arg
 // output, help (the manual of delegate --help lists every agent-facing group), usage errors
 // and the error of an unreachable runtime; other first arguments get the whole tree.
 func TestLeanTreeAnswersAsTheWholeTree(t *testing.T) {
+	t.Parallel()
 	cases := [][]string{
 		{"version"},
 		{"version", "extra"},

@@ -9,6 +9,7 @@ import (
 )
 
 func TestPrintLineageMarksMarkerCreatedThreads(t *testing.T) {
+	t.Parallel()
 	res := api.ThreadLineageResult{Focus: "a", Root: "a", Nodes: []api.LineageNode{
 		{Thread: model.ThreadInfo{ID: "a", Harness: "shell", Status: model.ThreadIdle, LastTurn: &model.TurnSummary{Status: model.TurnCompleted}}, Children: []string{"b", "c"}},
 		{Thread: model.ThreadInfo{ID: "b", Harness: "shell", Status: model.ThreadNotLoaded, LastTurn: &model.TurnSummary{Status: model.TurnFailed}}, Parent: "a"},

@@ -28,6 +28,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 // markers prune --dry-run prints what it would remove and removes nothing; markers prune
 // removes the worktree and branch of an ended created thread and prints it.
 func TestMarkersPrunePrintsWhatItRemoved(t *testing.T) {
+	t.Parallel()
 	home, err := os.MkdirTemp("", "chk")
 	if err != nil {
 		t.Fatal(err)
@@ -46,8 +47,8 @@ func TestMarkersPrunePrintsWhatItRemoved(t *testing.T) {
 	gitIn(t, repo, "commit", "--allow-empty", "-qm", "base")
 	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CODEXHOST_CODEX_BIN=/nonexistent/codex"}
 	host := serveRuntime(t, home, environ)
-	t.Setenv(envHome, home)
-	t.Setenv(envClientToken, "")
+	setenv(t, envHome, home)
+	setenv(t, envClientToken, "")
 	res, err := host.Threads().Delegate(context.Background(), api.Caller{Kind: api.CallerClient, Client: "bot"}, api.DelegateStartParams{Harness: "author", Task: "go", Cwd: repo})
 	if err != nil {
 		t.Fatal(err)

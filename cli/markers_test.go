@@ -15,6 +15,7 @@ import (
 // thread markers prints the runtime's result as JSON (the default of agent-facing commands,
 // --json and --format json alike), and the audit for people with --text.
 func TestThreadMarkersPrintsTheAudit(t *testing.T) {
+	t.Parallel()
 	home, err := os.MkdirTemp("", "chk")
 	if err != nil {
 		t.Fatal(err)
@@ -27,10 +28,10 @@ func TestThreadMarkersPrintsTheAudit(t *testing.T) {
 	}
 	environ := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CODEXHOST_CODEX_BIN=/nonexistent/codex"}
 	host := serveRuntime(t, home, environ)
-	t.Setenv(envHome, home)
-	t.Setenv(envClientToken, "")
-	t.Setenv("CODEXHOST_RUNTIME_ENDPOINT", host.Endpoints()[0])
-	t.Setenv("CODEXHOST_RUNTIME_TOKEN", host.RuntimeToken())
+	setenv(t, envHome, home)
+	setenv(t, envClientToken, "")
+	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", host.Endpoints()[0])
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", host.RuntimeToken())
 	res, err := host.Threads().Delegate(context.Background(), api.Caller{Kind: api.CallerClient, Client: "bot"}, api.DelegateStartParams{Harness: "author", Task: "go", Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 // `serve --listen` on a port another process holds says the port is in use and what to do,
 // as the caller's matter, not as a bug.
 func TestServeOnABusyPortSaysItIsInUse(t *testing.T) {
+	t.Parallel()
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

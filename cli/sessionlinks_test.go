@@ -16,6 +16,7 @@ import (
 // A linked session says, for people and in --json, which codexhost thread drives it and which
 // source a branch continues; an unlinked one says nothing more.
 func TestSessionsAndTranscriptShowTheLinkOfASession(t *testing.T) {
+	t.Parallel()
 	branch := api.SessionLink{CodexhostThread: "sup-1", BranchOf: &model.BranchSource{Host: "gateway:local", Thread: "src-1"}}
 	res := api.CatalogSessionsResult{Hosts: []api.CatalogHostSessions{{Host: "gateway:local", Sessions: []api.CatalogSession{
 		{ID: "canon-1", Title: "Fix the parser (branch)", Status: "idle", SessionLink: branch},

@@ -49,7 +49,7 @@ func TestTerminalAppInstallsCodexAndListsSessionsWithoutARestart(t *testing.T) {
 	d, s, km := appOn(t, ctx, home, 80, 24, grace)
 
 	d.waitFor("Codex is not available", "Cause", "the codex binary was not found", "Install from here")
-	time.Sleep(2 * grace) // the panel opened by itself ignores keys for the grace
+	d.skip(grace) // the panel opened by itself ignores keys for the grace
 	d.press(km.Setup.Install)
 	d.waitFor("npm http fetch GET 200")
 	d.waitFor("Codex "+appserver.PinnedVersion+" installed in", "a session from before the install")

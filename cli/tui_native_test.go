@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,7 +38,15 @@ type appDriver struct {
 	all  bytes.Buffer
 	mark int
 	w, h int
+	// ahead is how far the app's clock runs ahead of the wall clock: a test moves it past a
+	// dialog's grace instead of sleeping through it.
+	ahead atomic.Int64
 }
+
+func (d *appDriver) now() time.Time { return time.Now().Add(time.Duration(d.ahead.Load())) }
+
+// skip moves the app's clock on by dt.
+func (d *appDriver) skip(dt time.Duration) { d.ahead.Add(int64(dt)) }
 
 func (d *appDriver) drain() {
 	b, _ := io.ReadAll(d.tm.Output())
@@ -260,7 +269,7 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 	}
 	d.press(km.Thread.Archive)
 	d.waitFor("Archive session?", "y archive")
-	time.Sleep(grace)
+	d.skip(grace)
 	d.key("enter")
 	d.waitForShort("cancelled: archiving ", spare, "")
 	if ids := catalogSessionIDs(t, s, "gateway:local"); !slices.Contains(ids, spare) {
@@ -268,7 +277,7 @@ func TestTerminalAppFlowWithANativeSession(t *testing.T) {
 	}
 	d.press(km.Thread.Archive)
 	d.waitFor("Archive session?")
-	time.Sleep(grace)
+	d.skip(grace)
 	d.press(km.Dialog.Confirm)
 	d.waitForShort("archived ", spare, " on gateway:local")
 	// One session fewer, and the branch's own Codex thread, made by its first send, joins
@@ -324,14 +333,15 @@ func appOn(t *testing.T, ctx context.Context, home string, w, h int, grace time.
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	km := keymap.Default()
-	app := ui.New(ui.Options{Context: ctx, Runtime: s, Keys: km, Styles: themes.New(r, themes.Dark()),
+	d := &appDriver{t: t, w: w, h: h}
+	d.app = ui.New(ui.Options{Context: ctx, Runtime: s, Keys: km, Styles: themes.New(r, themes.Dark()),
 		Profile: termenv.Ascii, Endpoint: s.endpoint(), Client: s.clientName(), Cwd: t.TempDir(), Timeout: 20 * time.Second,
-		Location: time.UTC, Grace: grace})
-	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(w, h))
+		Location: time.UTC, Grace: grace, Now: d.now})
+	d.tm = teatest.NewTestModel(t, d.app, teatest.WithInitialTermSize(w, h))
 	go func() {
 		for ev := range events {
-			tm.Send(ui.EventMsg(ev))
+			d.tm.Send(ui.EventMsg(ev))
 		}
 	}()
-	return &appDriver{t: t, tm: tm, app: app, w: w, h: h}, s, km
+	return d, s, km
 }

@@ -45,6 +45,7 @@ func pendingApproval(t *testing.T, h *host, token, thread string) approvalView {
 // request waits in `codexhost approvals` for its principal, another client neither sees nor
 // answers it, and the answer reaches Codex: accept runs the command, decline does not.
 func TestApprovalsFromTheFleetAcceptAndDecline(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{})
 	ci, other := h.addClient("ci"), h.addClient("other")
 	// Each command differs: a command accepted once ran again without asking in the same App
@@ -96,6 +97,7 @@ func TestApprovalsFromTheFleetAcceptAndDecline(t *testing.T) {
 // The same through MCP: a client's MCP server lists the request with approvals.list and
 // answers it with approvals.answer; cancel interrupts the turn.
 func TestApprovalsAnsweredThroughMCP(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{})
 	ci := h.addClient("ci")
 	cs := mcpStdio(t, h.mcpEnv(ci))

@@ -13,6 +13,7 @@ import (
 // Concurrent writers of config.toml, each a process of the built binary, lose nothing: 20
 // `client add` and 10 `node allow` at once leave 30 clients, each token matching its entry.
 func TestConcurrentConfigWritersLoseNoUpdate(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	if err := os.Mkdir(home, 0o700); err != nil {
 		t.Fatal(err)
@@ -71,6 +72,7 @@ func TestConcurrentConfigWritersLoseNoUpdate(t *testing.T) {
 // config.toml readable by others is refused as the home is; `client add local` is refused:
 // the name belongs to the home's operator client.
 func TestConfigModeAndReservedClientName(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	if err := os.Mkdir(home, 0o700); err != nil {
 		t.Fatal(err)

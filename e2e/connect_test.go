@@ -42,6 +42,7 @@ func decodeAnswer(t *testing.T, text string, v any) {
 // recorded with its parent (S000-18), refs are inherited (S000-02), and `thread list --parent`
 // finds each generation from the delegation records (S000-25).
 func TestS000_05_ExternalHarnessCallerIsItsThread(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{harnesses: map[string][]string{
 		"root": delegating("mid", "task of mid", refB),
 		"mid":  delegating("leaf", "task of leaf", refC),
@@ -94,6 +95,7 @@ func TestS000_05_ExternalHarnessCallerIsItsThread(t *testing.T) {
 // host parameters are set too, they win: the CLI there has a valid client token and a client
 // endpoint that does not exist, and it still reaches the runtime, as the harness's thread.
 func TestS000_11_ClientTokenOutsideHostParamsWinInside(t *testing.T) {
+	t.Parallel()
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	h := startHost(t, hostConfig{listen: true, harnesses: map[string][]string{
 		"both": {"sh", "-c", `cat >/dev/null; CODEXHOST_CLIENT_TOKEN="$(cat '` + tokenFile + `')" ` +
@@ -151,6 +153,7 @@ const ranMarker = "FAKE-CODEXHOST-FROM-PATH-RAN"
 // nobody answers, the CLI fails with RUNTIME_UNREACHABLE (a JSON error on stderr, exit 1) and
 // never runs another codexhost found on PATH.
 func TestS000_10_NoConnectionIsRuntimeUnreachableWithoutFallback(t *testing.T) {
+	t.Parallel()
 	fake := fakeCodexhost(t)
 	path := "PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH")
 	empty := t.TempDir()
@@ -200,6 +203,7 @@ func TestS000_10_NoConnectionIsRuntimeUnreachableWithoutFallback(t *testing.T) {
 // parameters among the CODEXHOST_* variables, although serve runs with others, and none of
 // serve's non-whitelisted variables.
 func TestS000_09_AppServerEnvironmentHoldsOnlyTheConnectionParameters(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{env: []string{"CODEXHOST_SECRET=x", "CODEXHOST_CLIENT_TOKEN=leaked", "AWS_SECRET_ACCESS_KEY=leaked"}})
 	tok := h.addClient("ops")
 	h.listIDs(tok) // the App Server starts on first need; listing native threads needs it

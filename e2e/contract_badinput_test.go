@@ -9,6 +9,7 @@ import (
 // harness inspect of the native harness comes from the App Server's own model list; of an
 // external one from config.toml; --thinking is checked against it.
 func TestHarnessInspectBothKindsAndBadInput(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{harnesses: contractHarnesses, config: echoModels})
 	tok := h.addClient("ci")
 

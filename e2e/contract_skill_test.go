@@ -39,6 +39,7 @@ func skillStates(t *testing.T, r result) []string {
 // ours-but-older and changed in all three; a copy the user changed is never overwritten (a
 // conflict); uninstall moves ours aside and leaves the user's.
 func TestSkillInstallStatusConflictUninstall(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	codexHome := filepath.Join(home, "codex-home")
 	if got := skillStates(t, skill(t, home, codexHome, "status")); !slices.Equal(got, []string{"absent/", "absent/", "absent/"}) {
@@ -125,6 +126,7 @@ func writeOurs(t *testing.T, dir string, text []byte) {
 // A root that is a symlink, or that group or others may write, is refused before anything is
 // written anywhere.
 func TestSkillInstallRefusesUnsafeRoots(t *testing.T) {
+	t.Parallel()
 	for name, prepare := range map[string]func(t *testing.T, home string){
 		"symlink root": func(t *testing.T, home string) {
 			target := t.TempDir()
@@ -175,6 +177,7 @@ func TestSkillInstallRefusesUnsafeRoots(t *testing.T) {
 // its request to the model lists codexhost-delegation a single time, although Codex reads both
 // $CODEX_HOME/skills and ~/.agents/skills (installed here with the App Server's own HOME).
 func TestSkillInstalledIsReadByCodexOnce(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{})
 	tok := h.addClient("ci")
 	skill(t, h.codexHome, h.codexHome, "install").decode(t, &skillRoots{})

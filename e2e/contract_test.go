@@ -78,6 +78,7 @@ func obj(doc map[string]any, key string) map[string]any {
 // Scenario: S000-12
 // Scenario: S000-14
 func TestContractPublicFieldsAndManualDrift(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{harnesses: contractHarnesses, config: echoModels})
 	tok := h.addClient("ci")
 	manual := run(t, h.work, []string{"HOME=" + h.cliHome}, "delegate", "--help")

@@ -116,6 +116,7 @@ func (l *wcListener) alive() error {
 // end every watch ended delivered or undeliverable with a reason, and duplicates only come
 // from a crash.
 func TestWatchTakeoverCrashLoop(t *testing.T) {
+	t.Parallel()
 	cycles := crashCycles(t, 20)
 	rng := rand.New(rand.NewPCG(crashSeed(t, cycles), 2))
 

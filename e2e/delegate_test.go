@@ -17,6 +17,7 @@ import (
 // has one thread. The processes read the task from stdin, which they do before connecting;
 // closing all their stdins together makes their requests arrive together.
 func TestS000_15_ConcurrentStartsWithOneRequestIDMakeOneChild(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{harnesses: map[string][]string{"sink": echoHarness}})
 	tok := h.addClient("burst")
 	const n = 100
@@ -73,6 +74,7 @@ func TestS000_15_ConcurrentStartsWithOneRequestIDMakeOneChild(t *testing.T) {
 // thread list --parent, --client and --ref give what they gave before, a native thread keeps
 // its client origin and refs, and the request id still finds its child.
 func TestS000_19_RelationsSurviveARestartOfServe(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{harnesses: map[string][]string{
 		"root": delegating("leaf", "task of leaf", refB),
 		"leaf": echoHarness,

@@ -10,6 +10,7 @@ import (
 // Scenario: S004-03 — a malformed --file, or data after the object, is the caller's error:
 // INVALID_ARGUMENT naming the line and column, never INTERNAL_ERROR.
 func TestS004_03_HandoffFileMalformedIsInvalidArgument(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name, body string

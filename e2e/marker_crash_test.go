@@ -97,6 +97,18 @@ func (h *mcHome) children(id string) int {
 	return len(res.Threads)
 }
 
+// waitIdle waits for the thread's current turn, if any, to end.
+func (h *mcHome) waitIdle(id string) {
+	h.t.Helper()
+	var res struct {
+		TimedOut bool `json:"timedOut"`
+	}
+	h.must(&res, "thread", "wait", id, "--timeout-ms", "20000")
+	if res.TimedOut {
+		h.t.Fatalf("%s: its turn did not end within 20 s", id)
+	}
+}
+
 func (h *mcHome) firstTurn(id string) string {
 	h.t.Helper()
 	var res struct{ Thread wcThread }
@@ -149,6 +161,7 @@ func (h *mcHome) waitReport(id string, within time.Duration) {
 // begun, not finished): after the restart the blocks run once, the one cut short is reported
 // as such and not run again, and exactly one report comes, also after another restart.
 func TestMarkerFaultPoints(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		point    string
 		children int
@@ -178,6 +191,7 @@ func TestMarkerFaultPoints(t *testing.T) {
 
 			h.start()
 			h.waitReport(a.ID, 30*time.Second)
+			h.waitIdle(a.ID) // the report's own turn may still run
 			if st := h.firstTurn(a.ID); st != "completed" {
 				t.Fatalf("the author's last turn is %s", st)
 			}
@@ -204,6 +218,7 @@ func TestMarkerFaultPoints(t *testing.T) {
 // whose turn completed has exactly one report and one thread per create it reports, and an
 // author whose turn the crash cut short has neither.
 func TestMarkerCrashLoop(t *testing.T) {
+	t.Parallel()
 	cycles := crashCycles(t, 6)
 	rng := rand.New(rand.NewPCG(crashSeed(t, cycles), 2))
 	h := newMCHome(t)

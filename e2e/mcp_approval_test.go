@@ -46,6 +46,7 @@ func readmeCodexConfig(t *testing.T, home, token string) string {
 // destructive) and the approved codex_cancel, and Codex refuses codex_session_interrupt and
 // thread_cancel (destructive, not approved) without calling codexhost.
 func TestS004_01_CodexApprovalOfMCPToolsUnderNever(t *testing.T) {
+	t.Parallel()
 	h, root, _ := mcpHost(t, "")
 	mcpToken := h.addClient("codex-mcp")
 	conf := readmeCodexConfig(t, h.home, mcpToken)

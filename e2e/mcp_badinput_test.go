@@ -82,6 +82,7 @@ func errCode(m map[string]any) float64 {
 // Malformed JSON-RPC, a batch, a 10 MB argument, an unknown tool and wrong argument types
 // each get a clear error, and the server keeps serving the same session.
 func TestMCPBadInputOverStdio(t *testing.T) {
+	t.Parallel()
 	h, _, token := mcpHost(t, "")
 	r := startRawStdio(t, h.mcpEnv(token))
 	r.send(initializeLine)
@@ -125,6 +126,7 @@ func TestMCPBadInputOverStdio(t *testing.T) {
 // A client that disconnects in the middle of a call leaves the runtime serving: a new session
 // works, and the handoff of the cut call was either made whole or not at all.
 func TestMCPClientDisconnectsMidCall(t *testing.T) {
+	t.Parallel()
 	h, root, token := mcpHost(t, "")
 	r := startRawStdio(t, h.mcpEnv(token))
 	r.send(initializeLine)
@@ -151,6 +153,7 @@ func TestMCPClientDisconnectsMidCall(t *testing.T) {
 // non-localhost Host header 403, an oversized body 413 (before it is read), and the
 // handoff a caller creates and starts has that caller's client as its origin.
 func TestMCPHTTPCallersActAsTheirClient(t *testing.T) {
+	t.Parallel()
 	h, root, token := mcpHost(t, "")
 	url := mcpHTTP(t, h)
 	post := func(tok, host string, body []byte) *http.Response {

@@ -34,6 +34,7 @@ func codexMCPConfig(home, token string) string {
 // handoff_create in the mcp__codexhost namespace creates the handoff, with the MCP server's
 // client as its origin.
 func TestS004_01_CodexCallsHandoffCreateThroughMCP(t *testing.T) {
+	t.Parallel()
 	h, root, token := mcpHost(t, "")
 	f, err := os.OpenFile(filepath.Join(h.codexHome, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

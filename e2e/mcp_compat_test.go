@@ -14,6 +14,7 @@ import (
 // stored rows honour their cap, session send never starts or resumes an idle thread, and a
 // client without the operator scopes is refused.
 func TestS003_23_CompatToolsThroughMCP(t *testing.T) {
+	t.Parallel()
 	opsToken := config.NewToken()
 	ops := fmt.Sprintf("[clients.ops]\ntoken_sha256 = %q\nscopes = [\"operator.write\"]\nallowRawTranscripts = true\nallowWriteControls = true\n",
 		config.HashToken(opsToken))

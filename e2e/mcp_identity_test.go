@@ -15,6 +15,7 @@ import (
 // `codexhost mcp` over stdio says on stderr whom it acts as and on which home: the client of
 // its token, or, without one, the home's operator with how to act as another client.
 func TestMCPStdioSaysWhomItActsAs(t *testing.T) {
+	t.Parallel()
 	h, _, token := mcpHost(t, "")
 	for _, c := range []struct {
 		token string
@@ -48,6 +49,7 @@ func TestMCPStdioSaysWhomItActsAs(t *testing.T) {
 // as that thread's agent on the runtime at their endpoint, without dialing: it answers
 // initialize although nothing listens there, and names neither a client nor the operator.
 func TestMCPStdioWithHostParametersSaysItIsTheAgentWithoutDialing(t *testing.T) {
+	t.Parallel()
 	endpoint := "unix://" + t.TempDir() + "/nobody-listens.sock"
 	cmd := exec.Command(bin, "mcp")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "HOME=" + t.TempDir(),
@@ -79,6 +81,7 @@ func TestMCPStdioWithHostParametersSaysItIsTheAgentWithoutDialing(t *testing.T) 
 // Scenario: S004-01 — the README's Inspector stdio example, run as written (the home and
 // token put in), lists the tools as the client of that token.
 func TestS004_01_ReadmeInspectorStdioExample(t *testing.T) {
+	t.Parallel()
 	inspector := inspectorBin(t)
 	h, _, token := mcpHost(t, "")
 	b, err := os.ReadFile("../README.md")

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/codexhost/codexhost/runtime/api"
@@ -16,18 +17,28 @@ import (
 
 // inspectorBin installs (once) and returns the pinned MCP Inspector CLI; without npm the test
 // is skipped, or fails when CODEXHOST_REQUIRE_CODEX=1 (CI installs both).
+// Parallel tests share one run of the script: two npm installs into one folder would race.
 func inspectorBin(t *testing.T) string {
 	t.Helper()
-	root, _ := filepath.Abs("..")
-	out, err := exec.Command(filepath.Join(root, "scripts", "install-inspector.sh")).Output()
-	if err != nil {
-		msg := "MCP Inspector not available: " + err.Error()
+	inspector.once.Do(func() {
+		root, _ := filepath.Abs("..")
+		out, err := exec.Command(filepath.Join(root, "scripts", "install-inspector.sh")).Output()
+		inspector.path, inspector.err = strings.TrimSpace(string(out)), err
+	})
+	if inspector.err != nil {
+		msg := "MCP Inspector not available: " + inspector.err.Error()
 		if os.Getenv("CODEXHOST_REQUIRE_CODEX") == "1" {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)
 	}
-	return strings.TrimSpace(string(out))
+	return inspector.path
+}
+
+var inspector struct {
+	once sync.Once
+	path string
+	err  error
 }
 
 // runInspector runs the Inspector CLI against `codexhost mcp` with HOME isolated (it writes
@@ -50,6 +61,7 @@ func runInspector(t *testing.T, inspector string, h *host, token string, args ..
 // An independent client, the MCP Inspector CLI: tools/list and a tools/call of handoff.create.
 // Scenario: S004-01
 func TestS004_01_MCPInspectorListsAndCreates(t *testing.T) {
+	t.Parallel()
 	inspector := inspectorBin(t)
 	h, root, token := mcpHost(t, "")
 	var list struct {

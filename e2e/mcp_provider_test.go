@@ -10,6 +10,7 @@ import (
 // Scenario: S004-09 — codex.task_start takes provider, as `task start --provider` does: a
 // configured profile is the task's provider, an unknown one is refused naming the profiles.
 func TestS004_09_MCPTaskStartTakesAProvider(t *testing.T) {
+	t.Parallel()
 	h, root, token := mcpHost(t, "[handoff.providers.same]\nmodel = \"mock-model\"\n")
 	cs := mcpStdio(t, h.mcpEnv(token))
 	created := structured[map[string]any](t, callTool(t, cs, "handoff.create", demoHandoffArgs(mkProject(t, root, "prov"))))

@@ -68,6 +68,7 @@ func checkToolsList(t *testing.T, cs *sdk.ClientSession) {
 // Scenario: S004-01 — handoff.create (and every other tool, with its alias and schema) is
 // in tools/list over stdio and over Streamable HTTP.
 func TestS004_01_MCPToolsListOverStdioAndHTTP(t *testing.T) {
+	t.Parallel()
 	h, _, token := mcpHost(t, "")
 	checkToolsList(t, mcpStdio(t, h.mcpEnv(token)))
 	cs, err := httpSession(t, mcpHTTP(t, h), token)
@@ -81,6 +82,7 @@ func TestS004_01_MCPToolsListOverStdioAndHTTP(t *testing.T) {
 // through the SDK client over stdio, against the real App Server with the fake model; the
 // MCP caller's client is the origin of what it starts.
 func TestS004_07_MCPRoundTripOverStdio(t *testing.T) {
+	t.Parallel()
 	h, root, token := mcpHost(t, "")
 	cs := mcpStdio(t, h.mcpEnv(token))
 	dir := mkProject(t, root, "demo")
@@ -134,6 +136,7 @@ func TestS004_07_MCPRoundTripOverStdio(t *testing.T) {
 // and hint, and persist nothing: outside the roots, a symlink out of a root, high risk
 // unconfirmed (held, not run), schema violations naming the field.
 func TestS004_02_MCPRefusals(t *testing.T) {
+	t.Parallel()
 	h, root, token := mcpHost(t, "")
 	cs := mcpStdio(t, h.mcpEnv(token))
 	outside := t.TempDir()
@@ -177,6 +180,7 @@ func TestS004_02_MCPRefusals(t *testing.T) {
 // Scenario: S004-02 — with no runtime holding the home, `codexhost mcp` embeds one for the
 // operator at the keyboard; an empty allowed_project_roots denies every handoff.
 func TestS004_02_MCPEmbeddedRuntimeEmptyRoots(t *testing.T) {
+	t.Parallel()
 	home, err := os.MkdirTemp("", "chm")
 	if err != nil {
 		t.Fatal(err)

@@ -63,6 +63,7 @@ func (r toolRun) json(t *testing.T, prefix string, v any) {
 // workspace-write with network access, and danger-full-access. (Read-only and plain
 // workspace-write block the socket: see S000-07.)
 func TestS000_06_NativeToolCallCallerIsTheActiveNativeThread(t *testing.T) {
+	t.Parallel()
 	for _, sandbox := range []string{"workspace-write+network", "danger-full-access"} {
 		t.Run(sandbox, func(t *testing.T) {
 			// The sandboxed author may create external threads only because leaf is opted in
@@ -111,6 +112,7 @@ func TestS000_06_NativeToolCallCallerIsTheActiveNativeThread(t *testing.T) {
 // user run the command, and falls back to nothing: the codexhost first on PATH is not run, no
 // thread is started, no other request reaches the model.
 func TestS000_07_SandboxBlockingTheSocketIsRuntimeUnreachable(t *testing.T) {
+	t.Parallel()
 	for _, sandbox := range []string{"", "workspace-write"} {
 		name := sandbox
 		if name == "" {

@@ -13,6 +13,7 @@ import (
 // CLI installed under a path with spaces and a quote, each prints the thread's JSON. Hints
 // print `<` and `>` as written, not as \u003c escapes.
 func TestNextCommandsRunAsPrintedFromAPathWithSpaces(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{harnesses: map[string][]string{"echo": echoHarness}})
 	tok := h.addClient("ci")
 	dir := filepath.Join(t.TempDir(), "my tools", "it's here")

@@ -105,6 +105,7 @@ func sessionIDs(hs hostSessions) []string {
 
 // Scenarios: S003-18, S003-19, S003-20, S003-03 (with nodes), S003-21 (passive node listing).
 func TestS003_18_19_20_PairedNodes(t *testing.T) {
+	t.Parallel()
 	nodeA := startHost(t, hostConfig{listen: true})
 	// Node B offers its catalog but not the resume command.
 	nodeB := startHost(t, hostConfig{listen: true, config: "[node]\ncommands = [\"codex.appServer.threads.list.v1\", \"codex.appServer.thread.turns.list.v1\"]\n"})

@@ -39,6 +39,7 @@ func groupMembers(pgid int) []int {
 // A harness turn's whole process tree ends when the runtime is killed with SIGKILL: the
 // `sleep 300` its shell started does not live on under PID 1.
 func TestRuntimeSIGKILLLeavesNoTurnProcess(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{harnesses: map[string][]string{
 		"spawner": {"sh", "-c", `sleep 300 & echo $! > sleep.pid; wait`}}})
 	token := h.addClient("bot")

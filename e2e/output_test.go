@@ -11,6 +11,7 @@ import (
 // manual for this binary's version, with the syntax of the delegate and thread commands.
 // (cli/manual_test.go checks the manual's content section by section.)
 func TestS000_12_DelegateHelpOfTheBuiltBinary(t *testing.T) {
+	t.Parallel()
 	dir, env := t.TempDir(), []string{"HOME=" + t.TempDir()}
 	var version result
 	if version = run(t, dir, env, "version"); version.code != 0 || !strings.HasPrefix(version.stdout, "codexhost "+testVersion+" ") {
@@ -47,6 +48,7 @@ func TestS000_12_DelegateHelpOfTheBuiltBinary(t *testing.T) {
 // on stderr, nothing on stdout, exit 1. --format compact is shorter JSON that names threads by
 // link.
 func TestS000_14_OutputIsStructured(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{harnesses: map[string][]string{
 		"echo":    echoHarness,
 		"sleeper": {"sh", "-c", "cat >/dev/null; exec sleep 60"},

@@ -112,6 +112,7 @@ const (
 // Commands run at a terminal that never answers do not ask it anything and do not wait for
 // it: before, each sent ESC]11;? and ESC[6n and waited 5 s for the answer.
 func TestMuteTerminalCommandsDoNotAsk(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	cases := []struct {
 		name string
@@ -149,6 +150,7 @@ func TestMuteTerminalCommandsDoNotAsk(t *testing.T) {
 // The terminal app asks once, before its first frame, and draws that frame on a terminal
 // that never answers; NO_COLOR, a theme or COLORFGBG settle the background without asking.
 func TestMuteTerminalAppAsksOnceAtMost(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		env  []string

@@ -111,6 +111,8 @@ func pipelineWaits(ctx context.Context, t *testing.T, sock, token, thread string
 // Hostile connections (40 unauthenticated ones streaming 8 MiB lines, 20,000 pipelined
 // thread.wait on one connection) keep the runtime's memory under a stated bound, another
 // client is answered throughout, and the memory comes back after the load.
+// Serial: its flood takes both cores for seconds; alone (serial tests run before the
+// parallel ones) it does not eat into the timeouts of tests beside it.
 func TestHostileConnectionsKeepMemoryBounded(t *testing.T) {
 	h := startHost(t, hostConfig{harnesses: map[string][]string{"sleeper": {"sh", "-c", "sleep 300"}}})
 	token := h.addClient("bot")

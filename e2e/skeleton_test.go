@@ -47,6 +47,7 @@ func cliCode(t *testing.T, text string) string {
 // refused. Its own token makes it an agent that lists, sends to and cancels only its own
 // principal's threads.
 func TestNoSkeletonKeyBelowTheRuntime(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{harnesses: map[string][]string{"sh": scriptHarness, "leaf": echoHarness},
 		env: []string{"OPENAI_API_KEY=sk-e2e-model-key"}})
 	bot := h.addClient("bot")
@@ -119,6 +120,7 @@ func TestNoSkeletonKeyBelowTheRuntime(t *testing.T) {
 // delegation, or as the target of a watch's notification, is refused like sending to it;
 // so is a native session codexhost did not start. The operator may.
 func TestNoSkeletonKeyBorrowingAPrincipal(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{harnesses: map[string][]string{"sh": scriptHarness, "leaf": echoHarness}})
 	bot1, bot2 := h.addClient("bot1"), h.addClient("bot2")
 	victim := h.delegate(bot1, "--harness", "sh", "--task", "sleep 60").Thread.ID
@@ -149,6 +151,7 @@ func TestNoSkeletonKeyBorrowingAPrincipal(t *testing.T) {
 // variable that looks like a secret; it gets its own thread's token, and the runtime takes a
 // connection with it for that thread's agent.
 func TestNoSkeletonKeyNativeToolShellHasNoSecrets(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{sandbox: "danger-full-access", harnesses: map[string][]string{"leaf": echoHarness},
 		env:    []string{"OPENAI_API_KEY=sk-model-key-secret", "PROVIDER_SECRET=provider-secret"},
 		config: "[appserver]\nenv_passthrough = [\"PROVIDER_SECRET\"]\n"})
@@ -176,6 +179,7 @@ func TestNoSkeletonKeyNativeToolShellHasNoSecrets(t *testing.T) {
 // credentials and sessions, in either sandbox mode that confines them; the project and the
 // rest of the disk stay readable.
 func TestNoSkeletonKeyNativeThreadCannotReadTheHomes(t *testing.T) {
+	t.Parallel()
 	for _, sandbox := range []string{"", "workspace-write+network"} {
 		t.Run("sandbox="+sandbox, func(t *testing.T) {
 			h := startHost(t, hostConfig{sandbox: sandbox})

@@ -21,6 +21,7 @@ var threadIDInOutput = regexp.MustCompile(`"threadId":\s*"([^"]+)"`)
 // thread_wait with the id the first call returned. The child is the thread's child, in the
 // principal of the client that started the thread.
 func TestNativeTurnDelegatesAndWaitsThroughThreadTools(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, hostConfig{config: threadToolsConfig})
 	tok := h.addClient("ci")
 	h.fake.Enqueue(

@@ -19,6 +19,7 @@ import (
 // ended delivered or undeliverable with a reason, that duplicates only come from a crash,
 // and that each notification reports the thread's real outcome.
 func TestWatchCrashLoop(t *testing.T) {
+	t.Parallel()
 	cycles := crashCycles(t, 24)
 	rng := rand.New(rand.NewPCG(crashSeed(t, cycles), 1))
 
@@ -55,6 +56,7 @@ func TestWatchCrashLoop(t *testing.T) {
 // outcome after a restart: never lost, and a second copy only when the crash came after the
 // notification was sent but before that was recorded.
 func TestWatchFaultPoints(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		point string
 		// copies of the notification in the recipient's transcript when the runtime died, and
@@ -131,6 +133,7 @@ func TestWatchFaultPoints(t *testing.T) {
 // When the first is killed the second takes the home over, and each watch
 // registered through either is delivered exactly once, by the second.
 func TestWatchSecondRuntimeTakesOver(t *testing.T) {
+	t.Parallel()
 	h := newWCHome(t)
 	h.start()
 	rcpt := h.delegate("rcpt", "recipient")

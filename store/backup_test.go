@@ -16,6 +16,7 @@ var backupClock = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 // A backup taken while writers go on is a consistent snapshot: restored, it holds every
 // record committed before it started, and each record is whole.
 func TestBackupWhileWritingRestoresIntoEmptyHome(t *testing.T) {
+	t.Parallel()
 	home := populatedHome(t)
 	s, err := Open(home, Options{})
 	if err != nil {
@@ -80,6 +81,7 @@ func TestBackupWhileWritingRestoresIntoEmptyHome(t *testing.T) {
 // Restore refuses a home whose database holds records unless told to replace it, and then
 // keeps the old database beside the new one; it refuses a held home in every case.
 func TestRestoreRefusesNonEmptyAndHeldHomes(t *testing.T) {
+	t.Parallel()
 	src := populatedHome(t)
 	file := backupOf(t, src)
 
@@ -114,6 +116,7 @@ func TestRestoreRefusesNonEmptyAndHeldHomes(t *testing.T) {
 
 // Restore is the way out of a damaged store: with replace it puts the backup in place.
 func TestRestoreReplacesDamagedStore(t *testing.T) {
+	t.Parallel()
 	home := populatedHome(t)
 	file := backupOf(t, home)
 	if err := os.Remove(filepath.Join(home, DBDir, "MANIFEST")); err != nil {
@@ -136,6 +139,7 @@ func TestRestoreReplacesDamagedStore(t *testing.T) {
 
 // Verify reads a database that a runtime holds without disturbing it.
 func TestVerifyHeldStore(t *testing.T) {
+	t.Parallel()
 	home := populatedHome(t)
 	s, err := Open(home, Options{})
 	if err != nil {

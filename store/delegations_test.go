@@ -38,6 +38,7 @@ func sampleClientOrigin(at time.Time) NewDelegation {
 // Scenario: S000-19 — after a restart, parent/child ids or client name, harness, status and
 // refs come back from the records.
 func TestS000_19_DelegationsOriginsAndRefsSurviveRestart(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	s, err := Open(home, Options{})
 	if err != nil {
@@ -102,6 +103,7 @@ type frozenDelegationV1 struct {
 // Scenario: S000-20 — an older build still reads delegation relations; client-origin and ref
 // records never make it drop or rewrite them.
 func TestS000_20_OlderBuildReadsDelegationsDespiteOriginsAndRefs(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	at := time.Now().UTC()
 	if err := s.SaveDelegation(sampleDelegation(at)); err != nil {
@@ -160,6 +162,7 @@ func TestS000_20_OlderBuildReadsDelegationsDespiteOriginsAndRefs(t *testing.T) {
 }
 
 func TestDedupeWindowAndRequestScope(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	at := time.Now().UTC()
 	n := sampleClientOrigin(at)

@@ -13,6 +13,7 @@ import (
 // Handoff and task records survive a reopen, keep fields of newer builds, and a missing one
 // is ErrNotFound.
 func TestHandoffAndTaskRecords(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	s, err := Open(home, Options{})
 	if err != nil {

@@ -79,6 +79,7 @@ func countNotes(t *testing.T, s *Store) int {
 // Each kind of damage is refused with STORE_DAMAGED naming the damage and the way out, and
 // the open leaves every file of the database exactly as it found it.
 func TestOpenRefusesDamagedStore(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		damage func(t *testing.T, home string)
@@ -150,6 +151,7 @@ func TestOpenRefusesDamagedStore(t *testing.T) {
 // A table the MANIFEST does not list (a crash between writing it and recording it) is moved
 // aside, never deleted, and the store opens with every record.
 func TestOpenSetsAsideUnlistedTable(t *testing.T) {
+	t.Parallel()
 	home := populatedHome(t)
 	src := tableFiles(t, home)[0]
 	b, err := os.ReadFile(src)
@@ -179,6 +181,7 @@ func TestOpenSetsAsideUnlistedTable(t *testing.T) {
 
 // An intact store opens with every record (the checks do not refuse a healthy one).
 func TestOpenIntactStoreAfterChecks(t *testing.T) {
+	t.Parallel()
 	home := populatedHome(t)
 	s, err := Open(home, Options{})
 	if err != nil {

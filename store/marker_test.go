@@ -12,6 +12,7 @@ import (
 
 // Scenario: S002-08 — the audit of each block survives a restart and holds no content.
 func TestMarkerAuditChildrenAndRunsSurviveRestart(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	s, err := Open(home, Options{})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 // Scenario: S002-01 — a completed turn is planned once: planning settles its turn in flight,
 // and a second plan of the same turn, before or after a restart, is refused.
 func TestMarkerTurnIsPlannedOnce(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	s, err := Open(home, Options{})
 	if err != nil {

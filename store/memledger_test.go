@@ -54,6 +54,7 @@ func countThreads(t *testing.T, home string) int {
 // After a SIGKILL, a deleted memtable file takes the last writes with it: Verify (doctor)
 // says so instead of ok, before the next Open and after it, until a restore.
 func TestVerifyReportsWritesLostWithAMemtableFile(t *testing.T) {
+	t.Parallel()
 	home := crashAfterThreads(t)
 	dir := filepath.Join(home, DBDir)
 	mems, _ := filepath.Glob(filepath.Join(dir, "*.mem"))
@@ -88,6 +89,7 @@ func TestVerifyReportsWritesLostWithAMemtableFile(t *testing.T) {
 
 // A SIGKILL alone loses nothing and is not reported: badger replays its memtable file.
 func TestVerifyAfterAKillWithItsMemtableIsOK(t *testing.T) {
+	t.Parallel()
 	home := crashAfterThreads(t)
 	if rep := Verify(home); rep.Error != nil {
 		t.Fatalf("Verify after a kill = %+v", rep.Error)

@@ -76,6 +76,7 @@ func ids(n int) []string {
 }
 
 func TestPage(t *testing.T) {
+	t.Parallel()
 	odd := func(id string) bool { return (id[len(id)-1]-'0')%2 == 1 }
 	all := ids(10)
 	rev := slices.Clone(all)
@@ -115,6 +116,7 @@ func TestPage(t *testing.T) {
 }
 
 func TestPageCursorAcrossDirectionsAndDeletes(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	seedPage(t, s, ids(6)...)
 	collect := func(cursor string, limit int, reverse bool) ([]string, string) {
@@ -145,6 +147,7 @@ func TestPageCursorAcrossDirectionsAndDeletes(t *testing.T) {
 }
 
 func TestPageErrors(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	seedPage(t, s, ids(3)...)
 	nop := func(string, []byte) (bool, error) { return true, nil }
@@ -169,6 +172,7 @@ func TestPageErrors(t *testing.T) {
 }
 
 func TestScanStop(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	seedPage(t, s, ids(5)...)
 	var got []string

@@ -43,6 +43,7 @@ func rawObject(t *testing.T, s *Store, prefix, id string) map[string]any {
 }
 
 func TestOlderBinaryKeepsNewerFieldsAndPrefixes(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	newer := delegationV2{Record: Record{V: 2}, Parent: "p1", Note: "n", Deadline: "2030-01-01T00:00:00Z",
 		Limits: map[string]int{"turns": 3}}
@@ -105,6 +106,7 @@ func TestOlderBinaryKeepsNewerFieldsAndPrefixes(t *testing.T) {
 }
 
 func TestDeclaredFieldsAreNotUnknown(t *testing.T) {
+	t.Parallel()
 	type inner struct {
 		Created string `json:"created"`
 		Plain   int
@@ -132,6 +134,7 @@ func TestDeclaredFieldsAreNotUnknown(t *testing.T) {
 }
 
 func TestDecodeZeroesTheTarget(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	if err := s.Put("deleg", "a", delegationV2{Record: Record{V: 1}, Parent: "a"}); err != nil {
 		t.Fatal(err)
@@ -147,6 +150,7 @@ func TestDecodeZeroesTheTarget(t *testing.T) {
 }
 
 func TestPutRequiresVersionedObject(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	for name, v := range map[string]any{
 		"no version":   delegationV1{Parent: "p"},
@@ -168,6 +172,7 @@ func TestPutRequiresVersionedObject(t *testing.T) {
 }
 
 func TestKeysAreValidated(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	for _, k := range [][2]string{{"", "a"}, {"/deleg", "a"}, {"deleg/", "a"}, {"deleg", ""}} {
 		err := s.Put(k[0], k[1], delegationV1{Record: Record{V: 1}})
@@ -193,6 +198,7 @@ func TestKeysAreValidated(t *testing.T) {
 }
 
 func TestGetMissingIsNotFound(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	var v delegationV1
 	if err := s.Get("deleg", "nope", &v); !errors.Is(err, ErrNotFound) {

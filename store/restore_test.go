@@ -31,6 +31,7 @@ func leftovers(t *testing.T, home string) []string {
 // before the store is touched, without a panic, and leaves no db-restore-* directory; the
 // home's records are all still there, even with --replace.
 func TestRestoreRefusesAFileThatIsNotABackup(t *testing.T) {
+	t.Parallel()
 	home := populatedHome(t)
 	valid, err := os.ReadFile(backupOf(t, home))
 	if err != nil {
@@ -74,6 +75,7 @@ func TestRestoreRefusesAFileThatIsNotABackup(t *testing.T) {
 
 // A backup of an empty store is refused, as it would empty the home's; --allow-empty takes it.
 func TestRestoreOfAnEmptyBackupNeedsAllowEmpty(t *testing.T) {
+	t.Parallel()
 	empty := filepath.Join(t.TempDir(), "empty")
 	s, err := Open(empty, Options{})
 	if err != nil {

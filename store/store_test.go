@@ -18,6 +18,7 @@ import (
 )
 
 func TestOpenCreatesPrivateHomeAndFiles(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "parent", "home")
 	s, err := Open(home, Options{})
 	if err != nil {
@@ -57,6 +58,8 @@ func TestOpenCreatesPrivateHomeAndFiles(t *testing.T) {
 
 // Files badger creates after Open (memtable rotation, flushed tables) are born 0644 under
 // umask 022; the sweeper must fix them while the store is open.
+// Serial: another test's Open holds the process's umask at 077 for a moment, and files born
+// then would be private without the sweeper.
 func TestFilesCreatedWhileOpenAreSwept(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	s, err := Open(home, Options{
@@ -104,6 +107,7 @@ func TestFilesCreatedWhileOpenAreSwept(t *testing.T) {
 }
 
 func TestOpenFixesLooseFilesLeftBehind(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	s, err := Open(home, Options{})
 	if err != nil {
@@ -138,6 +142,7 @@ func TestOpenFixesLooseFilesLeftBehind(t *testing.T) {
 // A crash right after badger created a memtable file leaves it empty; the home must still open
 // with its records (badger alone fails the first open of such a directory).
 func TestOpenAfterCrashLeftEmptyMemtable(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	s, err := Open(home, Options{})
 	if err != nil {
@@ -163,6 +168,7 @@ func TestOpenAfterCrashLeftEmptyMemtable(t *testing.T) {
 	}
 }
 
+// Serial: the umask is the process's, and another test's Open would change it meanwhile.
 func TestOpenRestoresUmask(t *testing.T) {
 	s := openTemp(t)
 	_ = s
@@ -174,6 +180,7 @@ func TestOpenRestoresUmask(t *testing.T) {
 }
 
 func TestOpenRefusesOpenHome(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []os.FileMode{0o755, 0o750, 0o701} {
 		t.Run(fmt.Sprintf("%#o", mode), func(t *testing.T) {
 			home := filepath.Join(t.TempDir(), "home")
@@ -199,6 +206,7 @@ func TestOpenRefusesOpenHome(t *testing.T) {
 }
 
 func TestOpenRefusesOpenDBDir(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	s, err := Open(home, Options{})
 	if err != nil {
@@ -218,6 +226,7 @@ func TestOpenRefusesOpenDBDir(t *testing.T) {
 }
 
 func TestOpenRefusesHomeOfAnotherUser(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give a directory to another uid")
 	}
@@ -236,6 +245,7 @@ func TestOpenRefusesHomeOfAnotherUser(t *testing.T) {
 }
 
 func TestOpenRefusesFileAsHome(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	if err := os.WriteFile(home, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -259,6 +269,7 @@ func checkHeld(t *testing.T, err error, home string, pid int) {
 }
 
 func TestSecondOpenInSameProcessIsHeld(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	_, err := Open(s.Home(), Options{})
 	checkHeld(t, err, s.Home(), os.Getpid())
@@ -273,6 +284,7 @@ func TestSecondOpenInSameProcessIsHeld(t *testing.T) {
 }
 
 func TestSecondOpenInAnotherProcessIsHeld(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	c := startChild(t, "hold", home, "ready")
 	_, err := Open(home, Options{})
@@ -290,6 +302,7 @@ func TestSecondOpenInAnotherProcessIsHeld(t *testing.T) {
 
 // Open reports a lock lost to a race through badger's own error, which it recognises by text.
 func TestBadgerLockErrorIsRecognised(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	db, err := openWithPrivateUmask(badgerOptions(s.Dir(), Options{}))
 	if err == nil {
@@ -302,6 +315,7 @@ func TestBadgerLockErrorIsRecognised(t *testing.T) {
 }
 
 func TestCloseIsIdempotentAndLaterCallsFail(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	var wg sync.WaitGroup
 	for range 4 {
@@ -330,6 +344,7 @@ func TestCloseIsIdempotentAndLaterCallsFail(t *testing.T) {
 
 // A Scan callback may write; a concurrent Close waits for the scan and must not deadlock.
 func TestCloseDuringScanDoesNotDeadlock(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	for i := range 3 {
 		if err := s.Put("note", fmt.Sprint(i), note{Record{V: 1}, "a"}); err != nil {
@@ -364,6 +379,7 @@ func TestCloseDuringScanDoesNotDeadlock(t *testing.T) {
 }
 
 func TestBadgerInfoLogsStayQuiet(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	s, err := Open(filepath.Join(t.TempDir(), "home"), Options{Log: &syncWriter{w: &buf}})
 	if err != nil {
@@ -407,6 +423,7 @@ func (s *Store) isClosing() bool {
 
 // Open's umask window alone, before any sweep, gives badger's files 0600.
 func TestBadgerOpensUnderPrivateUmask(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "db")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)

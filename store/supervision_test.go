@@ -23,6 +23,7 @@ func sampleSupervision(at time.Time) (model.Supervision, model.ThreadRecord) {
 // Scenario: S003-04 — the binding source → supervised thread is durable: a second create for
 // the same source returns the first thread, and pending then bound survive a restart.
 func TestS003_04_SupervisionBindingIsDurableAndUniquePerSource(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	s, err := Open(home, Options{})
 	if err != nil {
@@ -94,6 +95,7 @@ func TestS003_04_SupervisionBindingIsDurableAndUniquePerSource(t *testing.T) {
 // Scenario: S003-09 — a bound supervised thread is model-locked: binding it again to another
 // thread or another model pair is refused and changes nothing.
 func TestS003_09_RebindingIsRefused(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	at := time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC)
 	sup, rec := sampleSupervision(at)
@@ -130,6 +132,7 @@ func TestS003_09_RebindingIsRefused(t *testing.T) {
 
 // A record written by a newer build keeps its unknown fields through a bind.
 func TestSupervisionKeepsUnknownFields(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	at := time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC)
 	sup, rec := sampleSupervision(at)

@@ -15,6 +15,7 @@ type counter struct {
 }
 
 func TestConflictSurfacesAsErrConflict(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	if err := s.Put("ctr", "c", counter{Record{V: 1}, 0}); err != nil {
 		t.Fatal(err)
@@ -41,6 +42,7 @@ func TestConflictSurfacesAsErrConflict(t *testing.T) {
 }
 
 func TestUpdateRetryConcurrentIncrements(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	if err := s.Put("ctr", "c", counter{Record{V: 1}, 0}); err != nil {
 		t.Fatal(err)
@@ -79,6 +81,7 @@ func TestUpdateRetryConcurrentIncrements(t *testing.T) {
 }
 
 func TestUpdateRetryGivesUp(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	calls := 0
 	err := s.UpdateRetry(func(*Tx) error { calls++; return ErrConflict })
@@ -88,6 +91,7 @@ func TestUpdateRetryGivesUp(t *testing.T) {
 }
 
 func TestUpdateErrorWritesNothing(t *testing.T) {
+	t.Parallel()
 	s := openTemp(t)
 	boom := errors.New("boom")
 	err := s.Update(func(tx *Tx) error {
@@ -111,6 +115,7 @@ func TestUpdateErrorWritesNothing(t *testing.T) {
 // A PutSync'd record is there after the writer is SIGKILLed right after the call returned; so
 // is a plain Put, which is committed though not synced.
 func TestPutSyncSurvivesKill(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	c := startChild(t, "putsync", home, "synced")
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {

@@ -27,6 +27,7 @@ func openArchiveDialog(t *testing.T, a *testApp) {
 }
 
 func TestArchiveDialogShowsStatusAndRiskAndOnlyYConfirms(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodCatalogArchive, func(json.RawMessage) (any, error) {
@@ -63,6 +64,7 @@ func TestArchiveDialogShowsStatusAndRiskAndOnlyYConfirms(t *testing.T) {
 }
 
 func TestDialogOpenedByAReplyIgnoresKeysAtFirst(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodCatalogArchive, func(json.RawMessage) (any, error) { return api.CatalogArchiveResult{Archived: true}, nil })
@@ -82,6 +84,7 @@ func TestDialogOpenedByAReplyIgnoresKeysAtFirst(t *testing.T) {
 }
 
 func TestKeyOpenedCancelDialogAnswersAtOnceAndCancelsTheTurn(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodThreadCancel, func(json.RawMessage) (any, error) {
@@ -108,6 +111,7 @@ func TestKeyOpenedCancelDialogAnswersAtOnceAndCancelsTheTurn(t *testing.T) {
 }
 
 func TestArchiveRefusesThreadsOutsideTheCatalog(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -120,6 +124,7 @@ func TestArchiveRefusesThreadsOutsideTheCatalog(t *testing.T) {
 }
 
 func TestSendMessageForm(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodThreadSend, func(json.RawMessage) (any, error) { return api.ThreadSendResult{TurnID: "turn-3"}, nil })
@@ -138,6 +143,7 @@ func TestSendMessageForm(t *testing.T) {
 }
 
 func TestDelegateFormPicksAHarnessAndRecordsTheParent(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodDelegateStart, func(json.RawMessage) (any, error) {
@@ -167,6 +173,7 @@ func TestDelegateFormPicksAHarnessAndRecordsTheParent(t *testing.T) {
 }
 
 func TestWatchFormRegistersAWatchForTheOperator(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodThreadWatch, func(json.RawMessage) (any, error) {
@@ -194,6 +201,7 @@ func TestWatchFormRegistersAWatchForTheOperator(t *testing.T) {
 // Scenario: issue 24 item 6. w on a thread at rest says there is nothing to watch at once,
 // without a form to fill in first.
 func TestWatchOnAnIdleThreadSaysSoBeforeAnyForm(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -205,6 +213,7 @@ func TestWatchOnAnIdleThreadSaysSoBeforeAnyForm(t *testing.T) {
 }
 
 func TestOpenThreadByIDOrLink(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -231,6 +240,7 @@ func TestOpenThreadByIDOrLink(t *testing.T) {
 }
 
 func TestWatchListsAreTwoInstancesWithTheirOwnReplies(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 200, 34)
@@ -250,6 +260,7 @@ func TestWatchListsAreTwoInstancesWithTheirOwnReplies(t *testing.T) {
 }
 
 func TestWatchNotificationLandsInTheStatusBar(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -268,6 +279,7 @@ func TestWatchNotificationLandsInTheStatusBar(t *testing.T) {
 }
 
 func TestRuntimeLossKeepsTheScreenUsableAndReconnectReloads(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 200, 34)
@@ -292,6 +304,7 @@ func TestRuntimeLossKeepsTheScreenUsableAndReconnectReloads(t *testing.T) {
 }
 
 func TestUnreadableThreadAndFailingCatalogDoNotBreakTheApp(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	rt.on(api.MethodCatalogHosts, func(json.RawMessage) (any, error) { return nil, errors.New("boom") })
 	rt.on(api.MethodCatalogSessions, func(json.RawMessage) (any, error) { return nil, model.Errorf(model.CodeInternal, "", "catalog down") })
@@ -304,6 +317,7 @@ func TestUnreadableThreadAndFailingCatalogDoNotBreakTheApp(t *testing.T) {
 }
 
 func TestQuitKeysAndForceQuitFromInputs(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -324,6 +338,7 @@ func TestQuitKeysAndForceQuitFromInputs(t *testing.T) {
 }
 
 func TestHelpViewIsBuiltFromTheKeymap(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	km := keymap.Default()
@@ -351,6 +366,7 @@ func TestHelpViewIsBuiltFromTheKeymap(t *testing.T) {
 }
 
 func TestLayoutGoldens(t *testing.T) {
+	t.Parallel()
 	for _, sz := range []struct{ w, h int }{{80, 24}, {100, 30}, {130, 34}} {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			rt := newFake()
@@ -362,6 +378,7 @@ func TestLayoutGoldens(t *testing.T) {
 }
 
 func TestTooSmallTerminalSaysSo(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 79, 24)
@@ -373,6 +390,7 @@ func TestTooSmallTerminalSaysSo(t *testing.T) {
 }
 
 func TestCompactLayoutShowsTheFocusedDetailPane(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 100, 30)
@@ -386,6 +404,7 @@ func TestCompactLayoutShowsTheFocusedDetailPane(t *testing.T) {
 }
 
 func TestGlyphsCarryFocusCursorAndDangerWithoutColour(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -401,14 +420,18 @@ func TestGlyphsCarryFocusCursorAndDangerWithoutColour(t *testing.T) {
 
 // TestNoLineIsWiderThanTheTerminal sweeps sizes and states: every line of every frame fits.
 func TestNoLineIsWiderThanTheTerminal(t *testing.T) {
-	rt := newFake()
-	fleetFixture(rt)
-	rt.on(api.MethodCatalogSessions, func(json.RawMessage) (any, error) {
-		long := strings.Repeat("a very long title with 宽字符 and emoji 🚀 ", 8)
-		return api.CatalogSessionsResult{Hosts: []api.CatalogHostSessions{{Host: "gateway:local", Sessions: []api.CatalogSession{
-			{ID: idA, Title: long, Cwd: "/" + strings.Repeat("deep/", 30), GitBranch: strings.Repeat("feature-", 8), Status: model.ThreadIdle, UpdatedAt: epoch},
-		}, NextCursor: "more"}, {Host: "node:lab", Error: &model.Error{Code: "X", Message: strings.Repeat("error words ", 30)}}}}, nil
-	})
+	t.Parallel()
+	newRuntime := func() *fakeRuntime {
+		rt := newFake()
+		fleetFixture(rt)
+		rt.on(api.MethodCatalogSessions, func(json.RawMessage) (any, error) {
+			long := strings.Repeat("a very long title with 宽字符 and emoji 🚀 ", 8)
+			return api.CatalogSessionsResult{Hosts: []api.CatalogHostSessions{{Host: "gateway:local", Sessions: []api.CatalogSession{
+				{ID: idA, Title: long, Cwd: "/" + strings.Repeat("deep/", 30), GitBranch: strings.Repeat("feature-", 8), Status: model.ThreadIdle, UpdatedAt: epoch},
+			}, NextCursor: "more"}, {Host: "node:lab", Error: &model.Error{Code: "X", Message: strings.Repeat("error words ", 30)}}}}, nil
+		})
+		return rt
+	}
 	widths := []int{1, 10, 20, 40, 60, 79}
 	step := 1
 	if testing.Short() {
@@ -431,30 +454,35 @@ func TestNoLineIsWiderThanTheTerminal(t *testing.T) {
 		},
 		"lineage": func(a *testApp) { a.press(a.km.Global.Lineage) },
 	}
+	// One subtest per state, each with its own runtime, so that the states draw side by side.
 	for name, setup := range states {
-		a := newTestApp(t, rt, 130, 34)
-		a.send(threadSelectedMsg{ref: threadRef{ID: idA, Host: "gateway:local"}})
-		setup(a)
-		for _, w := range widths {
-			for _, h := range []int{1, 12, 24, 30, 50} {
-				a.send(tea.WindowSizeMsg{Width: w, Height: h})
-				lines := strings.Split(a.view(), "\n")
-				if len(lines) != h {
-					t.Fatalf("%s at %dx%d: %d lines", name, w, h, len(lines))
-				}
-				for i, l := range lines {
-					if lw := lipgloss.Width(l); lw > w {
-						t.Fatalf("%s at %dx%d: line %d is %d wide: %q", name, w, h, i, lw, l)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a := newTestApp(t, newRuntime(), 130, 34)
+			a.send(threadSelectedMsg{ref: threadRef{ID: idA, Host: "gateway:local"}})
+			setup(a)
+			for _, w := range widths {
+				for _, h := range []int{1, 12, 24, 30, 50} {
+					a.send(tea.WindowSizeMsg{Width: w, Height: h})
+					lines := strings.Split(a.view(), "\n")
+					if len(lines) != h {
+						t.Fatalf("%s at %dx%d: %d lines", name, w, h, len(lines))
+					}
+					for i, l := range lines {
+						if lw := lipgloss.Width(l); lw > w {
+							t.Fatalf("%s at %dx%d: line %d is %d wide: %q", name, w, h, i, lw, l)
+						}
 					}
 				}
 			}
-		}
+		})
 	}
 }
 
 // Scenario: S003-20 — a paired node's row offers no archive: the key explains why and asks
 // the runtime nothing, and the help bar leaves archive out.
 func TestNodeRowOffersNoArchive(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodCatalogHosts, func(json.RawMessage) (any, error) {
@@ -486,6 +514,7 @@ func TestNodeRowOffersNoArchive(t *testing.T) {
 // A paired node's session has no lineage here: the lineage pane says where it is kept and
 // asks the runtime nothing (no THREAD_NOT_FOUND error for a thread that is not ours).
 func TestLineageOfANodeSessionSaysWhereItIsKept(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodCatalogSessions, func(json.RawMessage) (any, error) {

@@ -7,6 +7,7 @@ import (
 // Scenario: issue 16 bug 7. x, a and c are offered only where they apply; pressed where they
 // do not, they say why and ask nothing.
 func TestThreadKeysAreOfferedOnlyWhereTheyApplyAndSayWhyOtherwise(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 200, 34)

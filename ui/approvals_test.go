@@ -45,6 +45,7 @@ func approvalsFixture(rt *fakeRuntime) *sync.Map {
 // offered does nothing, another request is a key away, and an answer goes to approval.answer
 // and takes the request off the count; an approval.changed event reads the list again.
 func TestApprovalsCountedOpenedAndAnswered(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	answered := approvalsFixture(rt)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestOSC52BytesPlainAndInsideTmux(t *testing.T) {
+	t.Parallel()
 	id := "019a0000-0000-7000-8000-0000000000a1"
 	b64 := base64.StdEncoding.EncodeToString([]byte(id))
 	if got, want := string(osc52(id, false)), "\x1b]52;c;"+b64+"\a"; got != want {
@@ -21,6 +22,7 @@ func TestOSC52BytesPlainAndInsideTmux(t *testing.T) {
 // y copies the selected thread's id, Y its link, each through the program's output, with a
 // confirmation in the status bar naming what was copied.
 func TestCopyKeysWriteTheIdAndLinkToTheTerminal(t *testing.T) {
+	t.Parallel()
 	for _, tmux := range []bool{false, true} {
 		rt := newFake()
 		fleetFixture(rt)
@@ -53,6 +55,7 @@ func TestCopyKeysWriteTheIdAndLinkToTheTerminal(t *testing.T) {
 }
 
 func TestCopyWithoutASelectionSaysSo(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	var out bytes.Buffer

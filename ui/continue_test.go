@@ -42,6 +42,7 @@ func continueFixture(rt *fakeRuntime) {
 }
 
 func TestContinueDialogExplainsBothOutcomesAndOnlyYConfirms(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	continueFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -92,6 +93,7 @@ func TestContinueDialogExplainsBothOutcomesAndOnlyYConfirms(t *testing.T) {
 }
 
 func TestContinueFromTheTranscriptOpensTheExistingThread(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	continueFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -117,6 +119,7 @@ func TestContinueFromTheTranscriptOpensTheExistingThread(t *testing.T) {
 }
 
 func TestContinueErrorsAndRefusals(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodCatalogContinue, func(json.RawMessage) (any, error) {
@@ -155,6 +158,7 @@ func TestContinueErrorsAndRefusals(t *testing.T) {
 // Scenario: S003-20 — a node row whose host offers no continue says so at once and asks the
 // runtime nothing; a node that offers it explains the binding to the exact node thread.
 func TestContinueOnANodeRowFollowsItsHostsCapabilities(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		caps     []string

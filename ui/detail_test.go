@@ -22,6 +22,7 @@ func dialogText(a *testApp) string {
 }
 
 func TestDetailViewShowsTheWholeStatusErrorAndTheRawState(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 80, 24)
@@ -56,6 +57,7 @@ func TestDetailViewShowsTheWholeStatusErrorAndTheRawState(t *testing.T) {
 }
 
 func TestDetailViewShowsAnUndeliverableReasonInFull(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	reason := "recipient thread " + idChild + " is gone: it was archived before the watched thread stopped, so nobody can be told " + strings.Repeat("of it ", 20) + "END"
@@ -71,6 +73,7 @@ func TestDetailViewShowsAnUndeliverableReasonInFull(t *testing.T) {
 }
 
 func TestDetailViewOfTheTranscriptHasTheTurnOutcome(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 120, 35)
@@ -81,6 +84,7 @@ func TestDetailViewOfTheTranscriptHasTheTurnOutcome(t *testing.T) {
 
 // Scenario: issue 24 item 6. A watch whose deadline is 29 minutes ahead says so, not "(now)".
 func TestRelativeTimesLookBothWays(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		29 * time.Minute: "in 29m", -5 * time.Minute: "5m ago", 20 * time.Second: "now",
 		-20 * time.Second: "now", 3 * time.Hour: "in 3h", -50 * time.Hour: "2d ago",

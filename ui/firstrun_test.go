@@ -67,6 +67,7 @@ func letters(s string) string { return strings.Join(strings.Fields(s), "") }
 // At 80×24 (and wider) the panel opens by itself and shows the cause and the fix in full:
 // wrapped, scrolled, never cut.
 func TestSetupPanelShowsCauseAndFixInFullAt80Columns(t *testing.T) {
+	t.Parallel()
 	home := "/home/someone-with-a-long-name/.config/codexhost-home-for-this-machine"
 	st := missingCodex(home)
 	for _, size := range [][2]int{{80, 24}, {120, 35}, {200, 50}} {
@@ -93,6 +94,7 @@ func TestSetupPanelShowsCauseAndFixInFullAt80Columns(t *testing.T) {
 
 // Closing the panel leaves the rest of the app working; I opens it again, and asks again.
 func TestSetupPanelClosesAndReopens(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodCodexStatus, func(json.RawMessage) (any, error) { return missingCodex("/h"), nil })
@@ -115,6 +117,7 @@ func TestSetupPanelClosesAndReopens(t *testing.T) {
 
 // A runtime that finds codex, or refuses the status to this caller, opens no panel.
 func TestSetupPanelStaysClosedWhenCodexIsThere(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodCodexStatus, func(json.RawMessage) (any, error) {
@@ -133,6 +136,7 @@ func TestSetupPanelStaysClosedWhenCodexIsThere(t *testing.T) {
 
 // The install streams npm's lines into the panel; a failure says why and offers to try again.
 func TestSetupPanelShowsNpmLinesAndFailure(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodCodexStatus, func(json.RawMessage) (any, error) { return missingCodex("/h"), nil })

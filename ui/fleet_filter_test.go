@@ -26,6 +26,7 @@ func (ta *testApp) search(s string) {
 // against the rows the title search lets through; the catalog is searched with the title
 // part only; a word that names no status says so and shows nothing.
 func TestFleetStatusFilterKeepsRowsInThatStateAndCountsThem(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -80,6 +81,7 @@ func TestFleetStatusFilterKeepsRowsInThatStateAndCountsThem(t *testing.T) {
 }
 
 func TestParseFleetQuery(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]fleetQuery{
 		"":                          {},
 		"fix tests":                 {title: "fix tests"},
@@ -123,6 +125,7 @@ func FuzzParseFleetQuery(f *testing.F) {
 // A codexhost thread at rest whose latest turn failed shows as an error in the fleet and is
 // kept by status:error; a new turn shows it running again, and one that completes, idle.
 func TestFleetShowsAFailedTurnAsAnErrorAndFiltersIt(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodThreadList, func(json.RawMessage) (any, error) {
@@ -160,6 +163,7 @@ func shellRow(t *testing.T, a *testApp) string {
 // Scenario: issue 24 item 5. A search that hides the selected thread moves the transcript to
 // the row the cursor lands on: before, it kept showing the hidden thread.
 func TestTranscriptFollowsTheFilter(t *testing.T) {
+	t.Parallel()
 	for _, q := range []string{"release", "status:running"} {
 		rt := newFake()
 		fleetFixture(rt)

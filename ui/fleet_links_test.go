@@ -18,6 +18,7 @@ const (
 // Codex thread, kept there while it moves, then under its host as the branch (◇, by its
 // codexhost id), never in both. The fleet asks thread.list for what no host lists.
 func TestFleetShowsAContinuedSessionOnceAsItMovesToItsHost(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	bound := false

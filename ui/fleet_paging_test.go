@@ -59,6 +59,7 @@ func selectedID(t *testing.T, ta *testApp) string {
 // The 30 s re-read keeps the pages loaded, the selection and the scroll: before, it put the
 // fleet back to its first page and the cursor to the top with nothing pressed.
 func TestFleetReconcileKeepsPagesSelectionAndScroll(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	ids := pagedFleet(rt, 180)
 	ta := newTestApp(t, rt, 120, 35)
@@ -85,6 +86,7 @@ func TestFleetReconcileKeepsPagesSelectionAndScroll(t *testing.T) {
 // gives it, "+" when more pages exist and nothing says how many, the plain count once all
 // are loaded, and a filter's count of what it lets through.
 func TestFleetHeaderCountsTheTotal(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	pagedFleetTotal(rt, 3001, 3001)
 	ta := newTestApp(t, rt, 80, 24)
@@ -130,6 +132,7 @@ func (h *held) flush() {
 // Keys that arrive while the next page loads are applied once it is there: 60 `j` from the
 // top land on row 61, and 150 on row 151, across two page boundaries.
 func TestFleetKeysDuringPageLoadAreKept(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{60, 150} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			rt := newFake()
@@ -154,6 +157,7 @@ func TestFleetKeysDuringPageLoadAreKept(t *testing.T) {
 
 // Keys pressed while a page is in flight and no page has answered yet wait for it.
 func TestFleetKeysWaitForTheSlowPage(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	ids := pagedFleet(rt, 400)
 	h := &held{testApp: newTestApp(t, rt, 120, 35)}
@@ -173,6 +177,7 @@ func TestFleetKeysWaitForTheSlowPage(t *testing.T) {
 
 // `G` loads page after page, says so in the header, and lands on the last session.
 func TestFleetBottomLoadsToTheEnd(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	ids := pagedFleet(rt, 230)
 	h := &held{testApp: newTestApp(t, rt, 120, 35)}
@@ -200,6 +205,7 @@ func TestFleetBottomLoadsToTheEnd(t *testing.T) {
 
 // Another key stops the walk to the end where it is.
 func TestFleetBottomStopsOnAnotherKey(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	pagedFleet(rt, 400)
 	h := &held{testApp: newTestApp(t, rt, 120, 35)}
@@ -217,6 +223,7 @@ func TestFleetBottomStopsOnAnotherKey(t *testing.T) {
 }
 
 func TestThousands(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int]string{0: "0", 50: "50", 999: "999", 3001: "3,001", 1234567: "1,234,567"} {
 		if got := thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)

@@ -83,6 +83,7 @@ func (p *pump) until(what string, cond func() bool) {
 // aggregate answer is the final state: it completes the hosts no event brought, without
 // undoing what was shown or loaded meanwhile (here a second page of the fast host).
 func TestFleetShowsEachHostsRowsAsSoonAsItSettles(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodCatalogHosts, func(json.RawMessage) (any, error) {
@@ -157,6 +158,7 @@ func containsAll(s string, subs ...string) bool {
 // tick earlier than that, or right after a reload the user asked for, reads nothing), and on
 // focus; sessions another Codex client made then appear.
 func TestFleetReconcilesAtMostEvery30sAndOnFocus(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -202,6 +204,7 @@ func TestFleetReconcilesAtMostEvery30sAndOnFocus(t *testing.T) {
 // The status bar agrees with the host lines: a host catalog.hosts had not tried yet ("?")
 // shows the outcome of its first page, an error or ok.
 func TestStatusBarHealthFollowsTheFirstPages(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodCatalogHosts, func(json.RawMessage) (any, error) {
@@ -225,6 +228,7 @@ func TestStatusBarHealthFollowsTheFirstPages(t *testing.T) {
 // Hosts show in the runtime's order (the default host first), not in the order their pages
 // settled: a dead node fails fast, yet stays after gateway:local.
 func TestFleetKeepsTheRuntimesHostOrder(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	pf := &progressFake{fakeRuntime: rt, release: make(chan struct{}),

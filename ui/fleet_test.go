@@ -14,6 +14,7 @@ import (
 )
 
 func TestFleetGroupsHostsLocalFirstWithHealthAndErrors(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 180, 34)
@@ -24,6 +25,7 @@ func TestFleetGroupsHostsLocalFirstWithHealthAndErrors(t *testing.T) {
 }
 
 func TestFleetSearchFiltersTitlesThenSearchesTheCatalog(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -52,6 +54,7 @@ func TestFleetSearchFiltersTitlesThenSearchesTheCatalog(t *testing.T) {
 }
 
 func TestFleetScrollingPastTheEndLoadsTheHostsNextPage(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	page := func(from, n int) []api.CatalogSession {
@@ -89,6 +92,7 @@ func TestFleetScrollingPastTheEndLoadsTheHostsNextPage(t *testing.T) {
 }
 
 func TestFleetCursorStaysOnItsThreadAcrossReloads(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -102,6 +106,7 @@ func TestFleetCursorStaysOnItsThreadAcrossReloads(t *testing.T) {
 }
 
 func TestFleetStatusFollowsEventsWithoutReloading(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -120,6 +125,7 @@ func TestFleetStatusFollowsEventsWithoutReloading(t *testing.T) {
 }
 
 func TestFleetDropsRepliesOfAnEarlierReload(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -134,6 +140,7 @@ func TestFleetDropsRepliesOfAnEarlierReload(t *testing.T) {
 // Scenario: issue 16 bug 8. While a search filters the fleet, the counts are of the rows it
 // lets through: in the title and in every group's header.
 func TestFleetCountsAreOfTheRowsTheSearchShows(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -154,6 +161,7 @@ func TestFleetCountsAreOfTheRowsTheSearchShows(t *testing.T) {
 // Scenario: issue 24 item 6. At 200 columns a long title is not cut beside blank columns: the
 // cwd and branch columns are as wide as what they show.
 func TestFleetWideRowsGiveTheTitleTheRoom(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	long := strings.Repeat("long title words ", 30)

@@ -17,6 +17,7 @@ const (
 )
 
 func TestShortIDsAreTheShortestUniqueEnd(t *testing.T) {
+	t.Parallel()
 	var x idIndex
 	x.add(idTwinA, idTwinB, idShell)
 	for id, want := range map[string]string{idTwinA: "019a2327…1c7", idTwinB: "019a2327…2c7", idShell: "11111111…55", "short": "short"} {
@@ -51,6 +52,7 @@ func FuzzIDMatch(f *testing.F) {
 // their shortest distinguishing end, the same in the fleet and the transcript, and `o` takes
 // that form and a title.
 func TestAmbiguousIDsShowTheirUniqueEndAndOpenTakesIt(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodThreadList, func(json.RawMessage) (any, error) {

@@ -9,6 +9,7 @@ import (
 // A key message carrying several runes (tmux send-keys -l jjj, key repeat over a slow link)
 // moves as many rows as separate presses would.
 func TestSeveralRunesInOneKeyMessageActAsThatManyKeys(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)

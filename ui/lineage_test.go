@@ -16,6 +16,7 @@ func node(id, parent string, kids ...string) *LineageNode {
 }
 
 func TestFlattenLineageDrawsRootToLeavesAndHidesFoldedChildren(t *testing.T) {
+	t.Parallel()
 	nodes := map[string]*LineageNode{
 		"r":  node("r", "", "a", "b"),
 		"a":  node("a", "r", "a1", "a2"),
@@ -46,6 +47,7 @@ func TestFlattenLineageDrawsRootToLeavesAndHidesFoldedChildren(t *testing.T) {
 }
 
 func TestLineagePaneFoldsAndJumpsToANodesTranscript(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 200, 34)
@@ -76,6 +78,7 @@ func TestLineagePaneFoldsAndJumpsToANodesTranscript(t *testing.T) {
 }
 
 func TestLineageGrowsWhenADelegationStarts(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -90,6 +93,7 @@ func TestLineageGrowsWhenADelegationStarts(t *testing.T) {
 // Scenario: S002-09 — the lineage pane marks the threads task-create blocks created, with
 // their generation; a delegated thread carries no mark.
 func TestLineagePaneMarksMarkerCreatedThreadsWithTheirGeneration(t *testing.T) {
+	t.Parallel()
 	const gen1, gen2 = "11111111-2222-4333-8444-777777777777", "11111111-2222-4333-8444-888888888888"
 	rt := newFake()
 	fleetFixture(rt)

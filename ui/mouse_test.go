@@ -25,6 +25,7 @@ func inner(a *testApp, id paneID, x, y int) (int, int) {
 }
 
 func TestPaneAtMapsCellsInBothLayoutsAndTheZoom(t *testing.T) {
+	t.Parallel()
 	type probe struct {
 		x, y   int
 		id     paneID
@@ -77,6 +78,7 @@ func TestPaneAtMapsCellsInBothLayoutsAndTheZoom(t *testing.T) {
 }
 
 func TestClickFocusesAndSelectsRowsAndASecondClickOpens(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 120, 35)
@@ -115,6 +117,7 @@ func TestClickFocusesAndSelectsRowsAndASecondClickOpens(t *testing.T) {
 }
 
 func TestWheelScrollsThePaneUnderThePointer(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 120, 35)

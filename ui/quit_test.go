@@ -55,6 +55,7 @@ func runningThreads(rt *fakeRuntime, n int) {
 // Scenario: issue 16 bug 1. q in an app that runs the runtime while turns run asks first,
 // naming how many run and what quitting does to them; only y quits.
 func TestQuitWithRunningTurnsAsksFirst(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	runningThreads(rt, 2)
@@ -83,6 +84,7 @@ func TestQuitWithRunningTurnsAsksFirst(t *testing.T) {
 }
 
 func TestQuitAsksNothingWhenNoTurnRunsOrTheRuntimeIsNotTheApps(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34, func(o *Options) { o.Embedded = func() bool { return true } })
@@ -108,6 +110,7 @@ func TestQuitAsksNothingWhenNoTurnRunsOrTheRuntimeIsNotTheApps(t *testing.T) {
 // quit question (before, it opened unseen while the screen still said "press q to quit"), y
 // answers it, and any other key cancels it.
 func TestTooSmallDrawsAndAnswersTheQuitDialog(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{60, 20}, {79, 23}, {40, 8}} {
 		rt := newFake()
 		fleetFixture(rt)

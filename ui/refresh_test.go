@@ -8,6 +8,7 @@ import (
 )
 
 func TestRefreshSaysWhenAndClearsTheOldError(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 120, 35)

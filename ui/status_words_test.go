@@ -8,6 +8,7 @@ import (
 
 // People read one set of words for states; the raw word shows beside it in the detail view.
 func TestStatusWordsAreOneMappingForPeople(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		model.ThreadNotLoaded: "stored", model.ThreadActive: "running", model.ThreadIdle: "idle",
 		model.ThreadSystemError: "error", "error": "error", model.TurnInProgress: "running",

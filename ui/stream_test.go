@@ -62,6 +62,7 @@ func delta(item, text string, seq int) tea.Msg {
 // fragment; once the message completes, the message as read replaces the streamed text, which
 // then shows once.
 func TestTranscriptAppendsStreamedTextAndTheCompletedMessageReplacesIt(t *testing.T) {
+	t.Parallel()
 	a, live := newLiveApp(t, 100, 30)
 	tr := a.transcript
 	reads := len(callsTo[api.ThreadReadParams](a.rt, api.MethodThreadRead))
@@ -99,6 +100,7 @@ func TestTranscriptAppendsStreamedTextAndTheCompletedMessageReplacesIt(t *testin
 // A stream joined after its start says so; the turn's end drops whatever was streamed, since
 // the read then holds every message of it.
 func TestTranscriptStreamJoinedLateShowsTheGapUntilTheTurnEnds(t *testing.T) {
+	t.Parallel()
 	a, live := newLiveApp(t, 100, 30)
 	tr := a.transcript
 	a.send(delta("msg_2", "middle of it", 4))
@@ -117,6 +119,7 @@ func TestTranscriptStreamJoinedLateShowsTheGapUntilTheTurnEnds(t *testing.T) {
 // Streamed lines go at the end, after the running turn's messages, and only those are drawn
 // again per fragment: the cached lines before them stay.
 func TestTranscriptRedrawsOnlyTheStreamedLines(t *testing.T) {
+	t.Parallel()
 	a, _ := newLiveApp(t, 120, 35)
 	tr := a.transcript
 	a.send(delta("msg_1", strings.Repeat("word ", 30), 1))
@@ -134,6 +137,7 @@ func TestTranscriptRedrawsOnlyTheStreamedLines(t *testing.T) {
 // The status bar counts running turns from the events as they come, not at the next layout
 // of the fleet: a turn that started shows at once, one that ended leaves at once.
 func TestStatusBarCountsRunningTurnsFromEvents(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -148,6 +152,7 @@ func TestStatusBarCountsRunningTurnsFromEvents(t *testing.T) {
 // A search in the transcript finds text that streamed in after it started, though the
 // streamed lines change in place.
 func TestTranscriptSearchSeesStreamedText(t *testing.T) {
+	t.Parallel()
 	a, _ := newLiveApp(t, 120, 35)
 	tr := a.transcript
 	a.send(delta("msg_1", "Roses are ", 1))

@@ -16,6 +16,7 @@ import (
 // asked for it (who started it, and who created its handoff), beside its risk, operations,
 // root and sandbox: the operator confirms a task knowing which one and whose.
 func TestTaskConfirmDialogNamesTheTaskAndWhoAsked(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	tasksFixture(rt)

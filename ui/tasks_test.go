@@ -34,6 +34,7 @@ func tasksFixture(rt *fakeRuntime) {
 // operations; enter opens a task's transcript, x cancels after asking, and a high-risk task
 // held for the operator asks to be confirmed, showing its risk, operations and root.
 func TestTasksPaneListsTasksCancelsAndConfirmsHighRisk(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	tasksFixture(rt)
@@ -82,6 +83,7 @@ func TestTasksPaneListsTasksCancelsAndConfirmsHighRisk(t *testing.T) {
 
 // The footer keeps ? help and q quit at every width the app runs at, with the rest cut.
 func TestFooterKeepsHelpAndQuit(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	for _, w := range []int{80, 100, 120, 160} {
@@ -98,6 +100,7 @@ func TestFooterKeepsHelpAndQuit(t *testing.T) {
 // on screen, the status bar marks a task awaiting confirmation and an undeliverable watch,
 // naming the key of the pane that shows them.
 func TestStatusBarMarksWhatNeedsThePerson(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	tasksFixture(rt)
@@ -114,6 +117,7 @@ func TestStatusBarMarksWhatNeedsThePerson(t *testing.T) {
 // recorded (task.status), which comes after the turn's own end: before, the row said
 // running until the next refresh.
 func TestTasksPaneFollowsTaskStatusEvents(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	status := model.TaskRunning

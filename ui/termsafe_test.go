@@ -17,6 +17,7 @@ const hostileText = "HOSTILE \x1b]0;pwned\x07 \x1b]52;c;Y3VybA==\x07 \x1b[2J \u0
 // panes clean message text themselves: clean and the markdown renderer let no control or
 // bidi control through.
 func TestPanesDrawHostileTextInert(t *testing.T) {
+	t.Parallel()
 	if raw := lipgloss.NewStyle().Render(hostileText); strings.Contains(raw, "\x1b]52;") {
 		t.Log("lipgloss passes an OSC 52 through: the text must be cleaned before it")
 	}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestTranscriptSearchJumpsCountsAndWalksMatches(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 120, 35)
@@ -52,6 +53,7 @@ func TestTranscriptSearchJumpsCountsAndWalksMatches(t *testing.T) {
 
 // The fleet keeps its own title search: / there filters sessions, not the transcript.
 func TestSlashSearchesThePaneThatHasFocus(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 120, 35)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestTranscriptShowsNewestPageAndTellsUserFromAssistant(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -28,6 +29,7 @@ func TestTranscriptShowsNewestPageAndTellsUserFromAssistant(t *testing.T) {
 }
 
 func TestTranscriptLoadsOlderPagesWhenScrollingUpAndLeavesFollow(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -56,6 +58,7 @@ func TestTranscriptLoadsOlderPagesWhenScrollingUpAndLeavesFollow(t *testing.T) {
 }
 
 func TestTranscriptOfAnExternalThreadReadsMessages(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -69,6 +72,7 @@ func TestTranscriptOfAnExternalThreadReadsMessages(t *testing.T) {
 }
 
 func TestTranscriptDropsTheReplyOfAnEarlierSelection(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -83,6 +87,7 @@ func TestTranscriptDropsTheReplyOfAnEarlierSelection(t *testing.T) {
 }
 
 func TestTranscriptFollowsLiveThreadOnEvents(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 130, 34)
@@ -106,6 +111,7 @@ func TestTranscriptFollowsLiveThreadOnEvents(t *testing.T) {
 }
 
 func TestMergeNewestKeepsOlderPagesAndNeverLeavesAGap(t *testing.T) {
+	t.Parallel()
 	e := func(keys ...string) []tEntry {
 		var out []tEntry
 		for _, k := range keys {
@@ -131,6 +137,7 @@ func TestMergeNewestKeepsOlderPagesAndNeverLeavesAGap(t *testing.T) {
 }
 
 func TestTranscriptNeverDrawsEscapeSequencesFromMessages(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodThreadRead, func(json.RawMessage) (any, error) {
@@ -149,6 +156,7 @@ func TestTranscriptNeverDrawsEscapeSequencesFromMessages(t *testing.T) {
 // A codex thread of this runtime that no catalog lists (a continued session's supervised
 // thread) is read through thread.read, and so are its older pages.
 func TestTranscriptFallsBackToThreadReadForThreadsNoCatalogLists(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	const idSup = "01a22b00-0000-7000-8000-00000000c0de"

@@ -19,6 +19,7 @@ func readShell(rt *fakeRuntime, status string, last *model.TurnSummary, msgs ...
 // Scenario: issue 16 bug 5. The runtime's own threads show how their turns ended: a
 // cancelled turn reads interrupted, a failed one the reason thread.read gives.
 func TestTranscriptShowsTurnOutcomesWithTheirReason(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	at := epoch.Add(-time.Minute)
@@ -40,6 +41,7 @@ func TestTranscriptShowsTurnOutcomesWithTheirReason(t *testing.T) {
 // Scenario: issue 16 bug 4. A running turn shows a spinner and its elapsed time in the
 // transcript, and its messages as the runtime reports each (thread.progress).
 func TestRunningTurnShowsSpinnerElapsedAndProgress(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	started := epoch.Add(-65 * time.Second)
@@ -61,6 +63,7 @@ func TestRunningTurnShowsSpinnerElapsedAndProgress(t *testing.T) {
 }
 
 func TestRunningRowsTurnInTheFleetAndTheStatusBarCountsThem(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	runningThreads(rt, 2)
@@ -71,6 +74,7 @@ func TestRunningRowsTurnInTheFleetAndTheStatusBarCountsThem(t *testing.T) {
 
 // In a narrow fleet the running badge is the spinner alone, not a cut word.
 func TestNarrowFleetRowShowsTheSpinnerGlyph(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	runningThreads(rt, 1)
@@ -81,6 +85,7 @@ func TestNarrowFleetRowShowsTheSpinnerGlyph(t *testing.T) {
 // Scenario: issue 24 item 5. A failed native turn shows the reason Codex gave, not a bare
 // "✗ error": the catalog's turn carries it.
 func TestCatalogFailedTurnShowsItsReason(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	at := epoch.Add(-time.Minute)
@@ -99,6 +104,7 @@ func TestCatalogFailedTurnShowsItsReason(t *testing.T) {
 // the fleet, its transcript header and the lineage alike (before: "✗ error" in the fleet,
 // "○ idle" in the other two).
 func TestFailedThreadReadsAsErrorInEveryPane(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	at := epoch.Add(-time.Minute)

@@ -10,6 +10,7 @@ import (
 // A thread.usage event updates the fleet's usage column, the context fill of a running turn
 // and the lineage pane's tree total at once, without reading any thread again.
 func TestUsageFollowsEventsInTheFleetAndTheLineageWithoutReading(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	rt.on(api.MethodThreadLineage, fakeLineage)

@@ -9,6 +9,7 @@ import (
 
 // The new keys are in the help, rebindable in [keys], and in the footer only where they apply.
 func TestViewKeysShowInHelpRebindAndApplyInTheFooter(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	km := keymap.Default()

@@ -12,6 +12,7 @@ import (
 // Scenario: issue 16 bug 3. A watch that became undeliverable moves to the undeliverable pane
 // on the runtime's watch.state event, without r.
 func TestWatchStateEventMovesAWatchToUndeliverable(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	var given atomic.Bool
@@ -35,6 +36,7 @@ func TestWatchStateEventMovesAWatchToUndeliverable(t *testing.T) {
 // Scenario: issue 24 item 6. A watch's recipient thread shows by its short id, as threads do
 // everywhere else; a client keeps its name.
 func TestWatchRecipientsUseShortIDs(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 200, 50)

@@ -16,6 +16,7 @@ func shownPanes(a *App) []paneID {
 }
 
 func TestZoomGivesTheFocusedPaneTheScreenAndBack(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{120, 35}, {80, 24}} {
 		rt := newFake()
 		fleetFixture(rt)
@@ -46,6 +47,7 @@ func TestZoomGivesTheFocusedPaneTheScreenAndBack(t *testing.T) {
 
 // Esc leaves the zoom, after it has cleared what the pane uses it for.
 func TestEscLeavesZoomAfterClearingTheSearch(t *testing.T) {
+	t.Parallel()
 	rt := newFake()
 	fleetFixture(rt)
 	a := newTestApp(t, rt, 120, 35)

@@ -14,6 +14,7 @@ import (
 // Every stored thread is reached once when thread/list is paged one thread at a time, the
 // walk ends with the list, and a projection decodes only what it names.
 func TestRealThreadPagerWalksEveryStoredThread(t *testing.T) {
+	t.Parallel()
 	env := newCodexEnv(t)
 	c := env.start(t)
 	want := map[string]bool{}
@@ -82,6 +83,7 @@ func page(next string, ids ...string) Page[Thread] {
 // A cursor that comes back, or an empty page that still names a next one, ends the walk as
 // a loop instead of reading forever.
 func TestThreadPagerEndsWhereThePagingDoesNotAdvance(t *testing.T) {
+	t.Parallel()
 	for name, script := range map[string]map[string]Page[Thread]{
 		"cursor repeats": {"": page("a", "1"), "a": page("b", "2"), "b": page("a", "3")},
 		"same cursor":    {"": page("a", "1"), "a": page("a", "2")},
@@ -127,6 +129,7 @@ func (a *answers) next() (int, error) {
 }
 
 func TestRetryNotReadyRidesOutOnlyTheTransientAnswer(t *testing.T) {
+	t.Parallel()
 	notReady := &RPCError{Code: -32601, Message: "list_turns is not supported yet"}
 	other := &RPCError{Code: -32600, Message: "thread not found: x"}
 	ctx := context.Background()
@@ -156,6 +159,7 @@ func TestRetryNotReadyRidesOutOnlyTheTransientAnswer(t *testing.T) {
 }
 
 func TestModelStatusMapsKnownTypesAndReportsUnknownOnes(t *testing.T) {
+	t.Parallel()
 	for app, want := range map[string]string{StatusActive: model.ThreadActive, StatusIdle: model.ThreadIdle, StatusSystemError: model.ThreadSystemError, StatusNotLoaded: model.ThreadNotLoaded} {
 		for _, fallback := range []string{model.ThreadIdle, model.ThreadNotLoaded} {
 			if got, known := ModelStatus(app, fallback); got != want || !known {
@@ -171,6 +175,7 @@ func TestModelStatusMapsKnownTypesAndReportsUnknownOnes(t *testing.T) {
 }
 
 func TestUnknownThreadAndRPCAnswers(t *testing.T) {
+	t.Parallel()
 	for i, msg := range []string{"thread not loaded: x", "thread not found: x", "invalid thread id: x", "no rollout found for x"} {
 		err := fmt.Errorf("wrapped %s: %w", strconv.Itoa(i), &RPCError{Message: msg})
 		if !UnknownThread(err) || !IsRPC(err) {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestCallRoundTripAndConcurrentMatching(t *testing.T) {
+	t.Parallel()
 	c, err := startPeer(t, "echo")
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +46,7 @@ func TestCallRoundTripAndConcurrentMatching(t *testing.T) {
 }
 
 func TestRPCErrorCarriesMethodAndMessage(t *testing.T) {
+	t.Parallel()
 	c, err := startPeer(t, "echo")
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +74,7 @@ func TestChildGetsOnlyTheGivenEnvironment(t *testing.T) {
 }
 
 func TestNotificationsFanOutWithoutBlockingTheReader(t *testing.T) {
+	t.Parallel()
 	c, err := startPeer(t, "echo")
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +104,7 @@ func TestNotificationsFanOutWithoutBlockingTheReader(t *testing.T) {
 }
 
 func TestServerRequestWithCollidingIDIsNotTakenForAResponse(t *testing.T) {
+	t.Parallel()
 	c, err := startPeer(t, "echo")
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +135,7 @@ func TestServerRequestWithCollidingIDIsNotTakenForAResponse(t *testing.T) {
 }
 
 func TestServerRequestAnsweredByRegisteredHandler(t *testing.T) {
+	t.Parallel()
 	c, err := startPeer(t, "echo")
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +159,7 @@ func TestServerRequestAnsweredByRegisteredHandler(t *testing.T) {
 }
 
 func TestMalformedLinesAreSkipped(t *testing.T) {
+	t.Parallel()
 	c, err := startPeer(t, "echo")
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +174,7 @@ func TestMalformedLinesAreSkipped(t *testing.T) {
 }
 
 func TestPerRequestTimeoutAndCancellation(t *testing.T) {
+	t.Parallel()
 	c, err := startPeer(t, "echo")
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +199,7 @@ func TestPerRequestTimeoutAndCancellation(t *testing.T) {
 }
 
 func TestInitializeNeverAnsweredFailsClearly(t *testing.T) {
+	t.Parallel()
 	exe, _ := os.Executable()
 	start := time.Now()
 	_, err := Start(context.Background(), Config{Bin: exe, Env: []string{"CODEXHOST_TEST_PEER=noinit", "GORACE=atexit_sleep_ms=0"}, InitTimeout: 300 * time.Millisecond})
@@ -204,6 +212,7 @@ func TestInitializeNeverAnsweredFailsClearly(t *testing.T) {
 }
 
 func TestMissingBinaryFailsClearly(t *testing.T) {
+	t.Parallel()
 	_, err := Start(context.Background(), Config{Bin: "/nonexistent/codex"})
 	if !model.IsCode(err, model.CodeAppServerUnavailable) || !strings.Contains(model.AsError(err).Hint, "npm install") {
 		t.Fatalf("want APP_SERVER_UNAVAILABLE with install hint, got %v", err)
@@ -211,6 +220,7 @@ func TestMissingBinaryFailsClearly(t *testing.T) {
 }
 
 func TestDeathFailsPendingCallsAndRestartRecovers(t *testing.T) {
+	t.Parallel()
 	c, err := startPeer(t, "echo")
 	if err != nil {
 		t.Fatal(err)
@@ -249,6 +259,7 @@ func TestDeathFailsPendingCallsAndRestartRecovers(t *testing.T) {
 }
 
 func TestStderrGoesToTheLogFile(t *testing.T) {
+	t.Parallel()
 	c, err := startPeer(t, "echo")
 	if err != nil {
 		t.Fatal(err)
@@ -309,6 +320,7 @@ func TestLocateOrder(t *testing.T) {
 }
 
 func TestLocatePrefersNativeBinaryOverNpmWrapper(t *testing.T) {
+	t.Parallel()
 	nm := t.TempDir() + "/node_modules"
 	wrapper := nm + "/@openai/codex/bin/codex.js"
 	native := nm + "/@openai/codex-" + npmPlatform() + "/vendor/triple/bin/codex"

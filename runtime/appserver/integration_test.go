@@ -84,6 +84,7 @@ func newThread(t testing.TB, c *Client) Thread {
 }
 
 func TestRealStartTurnListReadAndPage(t *testing.T) {
+	t.Parallel()
 	env := newCodexEnv(t)
 	c := env.start(t)
 	ctx := context.Background()
@@ -161,6 +162,7 @@ func TestRealStartTurnListReadAndPage(t *testing.T) {
 }
 
 func TestRealForkEphemeralExcludingTurns(t *testing.T) {
+	t.Parallel()
 	env := newCodexEnv(t)
 	c := env.start(t)
 	th := newThread(t, c)
@@ -191,6 +193,7 @@ func TestRealForkEphemeralExcludingTurns(t *testing.T) {
 }
 
 func TestRealArchiveThenUnarchive(t *testing.T) {
+	t.Parallel()
 	env := newCodexEnv(t)
 	c := env.start(t)
 	ctx := context.Background()
@@ -219,6 +222,7 @@ func TestRealArchiveThenUnarchive(t *testing.T) {
 }
 
 func TestRealInterruptSlowTurn(t *testing.T) {
+	t.Parallel()
 	env := newCodexEnv(t)
 	c := env.start(t)
 	th := newThread(t, c)
@@ -250,6 +254,7 @@ func TestRealInterruptSlowTurn(t *testing.T) {
 }
 
 func TestRealFailingProviderFailsTurnAndThread(t *testing.T) {
+	t.Parallel()
 	env := newCodexEnv(t)
 	c := env.start(t)
 	th := newThread(t, c)
@@ -269,6 +274,7 @@ func TestRealFailingProviderFailsTurnAndThread(t *testing.T) {
 }
 
 func TestRealSecondAppServerSeesNotLoadedAndCannotResume(t *testing.T) {
+	t.Parallel()
 	env := newCodexEnv(t)
 	first := env.start(t)
 	th := newThread(t, first)
@@ -292,6 +298,7 @@ func TestRealSecondAppServerSeesNotLoadedAndCannotResume(t *testing.T) {
 }
 
 func TestRealKillFailsPendingCallsAndRestart(t *testing.T) {
+	t.Parallel()
 	env := newCodexEnv(t)
 	c := env.start(t)
 	th := newThread(t, c)

@@ -113,6 +113,7 @@ func TestLocateIgnoresTheCacheOfAnotherModule(t *testing.T) {
 // Copies are judged by what their symlinks resolve to: a link to a binary elsewhere is that
 // binary; a binary others may write, a directory or a dangling link is no copy.
 func TestPinnedCopyIsCheckedAfterResolvingSymlinks(t *testing.T) {
+	t.Parallel()
 	prefix := t.TempDir()
 	target := installCopy(t, t.TempDir())
 	link := filepath.Join(prefix, "node_modules", "@openai", "codex-"+npmPlatform(), "vendor", "triple", "bin", "codex")
@@ -156,6 +157,7 @@ func TestPinnedCopyIsCheckedAfterResolvingSymlinks(t *testing.T) {
 
 // The checkout is found from a directory reached through a symlink as well.
 func TestCheckoutCopyFollowsALinkedWorkingDirectory(t *testing.T) {
+	t.Parallel()
 	root, sub := checkout(t, ModulePath)
 	link := filepath.Join(t.TempDir(), "work")
 	if err := os.Symlink(sub, link); err != nil {
@@ -169,6 +171,7 @@ func TestCheckoutCopyFollowsALinkedWorkingDirectory(t *testing.T) {
 
 // The install script reads the pinned version from pinned.go: one place for it.
 func TestInstallScriptReadsThePinnedVersion(t *testing.T) {
+	t.Parallel()
 	script, err := os.ReadFile("../../scripts/install-codex.sh")
 	if err != nil {
 		t.Fatal(err)
@@ -179,6 +182,7 @@ func TestInstallScriptReadsThePinnedVersion(t *testing.T) {
 }
 
 func TestParseModulePath(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"module github.com/codexhost/codexhost\n":               ModulePath,
 		"// c\n\nmodule   \"github.com/codexhost/codexhost\"\n": ModulePath,

@@ -18,6 +18,7 @@ import (
 // with the umask at 000, as a user's shell may have it: every file the App Server writes
 // under CODEX_HOME must still be the user's alone.
 func TestZeroUmaskHelper(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("APPSERVER_ZERO_UMASK") == "" {
 		t.Skip("helper process of TestAppServerFilesArePrivateUnderAZeroUmask")
 	}
@@ -53,6 +54,7 @@ func TestZeroUmaskHelper(t *testing.T) {
 }
 
 func TestAppServerFilesArePrivateUnderAZeroUmask(t *testing.T) {
+	t.Parallel()
 	newCodexEnv(t) // skips without codex, as the helper would
 	cmd := exec.Command(os.Args[0], "-test.run=^TestZeroUmaskHelper$", "-test.v")
 	cmd.Env = append(os.Environ(), "APPSERVER_ZERO_UMASK=1")
@@ -65,6 +67,7 @@ func TestAppServerFilesArePrivateUnderAZeroUmask(t *testing.T) {
 // A process below the App Server that left its group and session (a tool shell calling
 // setsid) ends when the App Server is closed; Pid is still the App Server's own.
 func TestAppServerSetsidDescendantEndsWithIt(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("no setsid on this machine")
 	}

@@ -129,6 +129,7 @@ func nativeSpec(n *harness.Native) HostSpec {
 // (Running reports it too, but the status check comes first). Archiving the sub-agent itself
 // is refused likewise. Once its turn ended, the parent archives.
 func TestS003_16_ArchiveRefusedWhileASpawnedSubAgentRuns(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	ctx := context.Background()
 	native := harness.NewNative(harness.NativeOptions{Start: e.startFn(e.home())})
@@ -192,6 +193,7 @@ func TestS003_16_ArchiveRefusedWhileASpawnedSubAgentRuns(t *testing.T) {
 // (HostSpec.Running), and after that turn, the other Codex process that still holds it open.
 // The runtime's own App Server, where the sub-agent is idle, archives the parent.
 func TestS003_16_SpawnedSubAgentOwnersBlockArchiveFromAnotherAppServer(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	ctx := context.Background()
 	home := e.home()

@@ -133,6 +133,7 @@ func hostPage(t *testing.T, res api.CatalogSessionsResult, id string) api.Catalo
 // Codex home, grouped by host, default first, as the projection only: no preview text,
 // rollout path or home path.
 func TestS003_01_ListsSessionsOfSeveralHomesWithoutLeaks(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	defHome, extraHome := e.home(), e.home()
 	def := e.client(defHome)
@@ -179,6 +180,7 @@ func TestS003_01_ListsSessionsOfSeveralHomesWithoutLeaks(t *testing.T) {
 // Scenario: S003-03 — a host whose Codex home is gone, or whose codex binary cannot start,
 // reports its error code and no rows; the healthy host still lists.
 func TestS003_03_DeadHomeFailsAloneWithoutRows(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	def := e.client(e.home())
 	a := e.thread(def, "Alive", "hello")
@@ -222,6 +224,7 @@ func TestS003_03_DeadHomeFailsAloneWithoutRows(t *testing.T) {
 // Scenario: S003-L — cursors page one host at a time, newest first, without repeats; a
 // cursor of one host is refused for another.
 func TestS003_L_CursorPagingPerHost(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	def := e.client(e.home())
 	var want []string
@@ -256,6 +259,7 @@ func TestS003_L_CursorPagingPerHost(t *testing.T) {
 
 // Scenario: S003-L — title search is case-insensitive and never matches preview text.
 func TestS003_L_SearchMatchesTitlesCaseInsensitively(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	def := e.client(e.home())
 	a := e.thread(def, "Release NEEDLE plan", "one")
@@ -275,6 +279,7 @@ func TestS003_L_SearchMatchesTitlesCaseInsensitively(t *testing.T) {
 // Scenario: S003-L — transcripts page at most 20 turns, newest page first, each page oldest
 // first, with cursors both ways that lead to exactly the neighbouring pages.
 func TestS003_L_TranscriptPagesBothWays(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	def := e.client(e.home())
 	var texts []string
@@ -340,6 +345,7 @@ func TestS003_L_TranscriptPagesBothWays(t *testing.T) {
 // and the row leaves the catalog, warm or cold. Scenario: S003-02 — archived sessions never
 // appear in catalog responses.
 func TestS003_17_ArchiveIdleThreadRemovesTheRow(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	def := e.client(e.home())
 	keep := e.thread(def, "keep", "one")
@@ -377,6 +383,7 @@ func TestS003_17_ArchiveIdleThreadRemovesTheRow(t *testing.T) {
 // Scenario: S003-13 — an active local thread cannot be archived. Scenario: S003-16 — a thread
 // another Codex process holds open is refused too; both stay in the catalog.
 func TestS003_13_ArchiveRefusesActiveAndForeignOwnedThreads(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	defHome := e.home()
 	def := e.client(defHome)
@@ -422,6 +429,7 @@ func TestS003_13_ArchiveRefusesActiveAndForeignOwnedThreads(t *testing.T) {
 // Scenario: S003-21 — listing and reading transcripts are passive: the catalog's own App
 // Server loads (so resumes or subscribes to) no thread.
 func TestS003_21_CatalogLoadsNoThread(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	home := e.home()
 	author := e.client(home)

@@ -66,6 +66,7 @@ func wantCode(t *testing.T, err error, code model.Code) {
 
 // Scenario: S003-L — limit 50 per host by default, 1 to 100 accepted, anything else refused.
 func TestS003_L_LimitPerHostDefaultsTo50AndIsBounded(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t, 120, Options{})
 	res := fx.list(t, api.CatalogSessionsParams{})
 	if len(res.Hosts) != 2 || res.Hosts[0].Host != LocalHostID || res.Hosts[1].Host != extraID {
@@ -95,6 +96,7 @@ func TestS003_L_LimitPerHostDefaultsTo50AndIsBounded(t *testing.T) {
 // Scenario: S003-L — a cursor needs --host; cursors are bound to their host and search, and
 // forged, edited or oversized ones are refused before anything reaches an App Server.
 func TestS003_L_CursorNeedsHostAndIsBoundToIt(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t, 30, Options{})
 	first := fx.list(t, api.CatalogSessionsParams{Host: LocalHostID, Limit: 10})
 	cur := first.Hosts[0].NextCursor
@@ -145,6 +147,7 @@ func TestS003_L_CursorNeedsHostAndIsBoundToIt(t *testing.T) {
 // SearchPages native pages per call without sending the text to the App Server, and the
 // cursor continues the scan until every match was found.
 func TestS003_L_SearchIsTitleOnlyBoundedAndContinues(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t, 0, Options{SearchPages: 2})
 	conn := fx.local.conn
 	want := map[string]bool{}
@@ -201,6 +204,7 @@ func TestS003_L_SearchIsTitleOnlyBoundedAndContinues(t *testing.T) {
 // Scenario: S003-01 — rows are the projection only: no preview, rollout path, home path, git
 // remote or SHA, and only interactive sources.
 func TestS003_01_ProjectionLeaksNothingAndKeepsInteractiveSources(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t, 0, Options{})
 	conn := fx.local.conn
 	for i, src := range []any{"cli", "vscode", "exec", "appServer", map[string]any{"custom": "Atlas"}, map[string]any{"custom": "chatgpt"}, map[string]any{"subAgent": "review"}, map[string]any{"custom": "other"}} {
@@ -233,6 +237,7 @@ func TestS003_01_ProjectionLeaksNothingAndKeepsInteractiveSources(t *testing.T) 
 // Scenario: S003-03 — a failing host reports a clean error code and no rows while the other
 // host lists; it is not asked again until its backoff has passed.
 func TestS003_03_FailingHostBacksOffAndOthersList(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t, 10, Options{})
 	fx.extra.setErr(startErr("/secret/bin/codex"))
 	res := fx.list(t, api.CatalogSessionsParams{})
@@ -281,6 +286,7 @@ func TestS003_03_FailingHostBacksOffAndOthersList(t *testing.T) {
 // A host whose App Server answers but fails to list is a failed host too: no rows, not even
 // those remembered from an earlier list, and no raw App Server text.
 func TestFailedListDropsRememberedRows(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t, 10, Options{IndexTTL: time.Minute})
 	fx.list(t, api.CatalogSessionsParams{Host: extraID})
 	fx.extra.conn.failList = &appserver.RPCError{Message: "database /secret/state_5.sqlite is locked", Code: -32600}
@@ -294,6 +300,7 @@ func TestFailedListDropsRememberedRows(t *testing.T) {
 // A warm list is served from the resident index; pages expire after the TTL; status
 // notifications and archives show without reading the App Server again.
 func TestWarmListUsesIndexAndObservesChanges(t *testing.T) {
+	t.Parallel()
 	fx := newFixture(t, 60, Options{IndexTTL: 10 * time.Second})
 	conn := fx.local.conn
 	p := api.CatalogSessionsParams{Host: LocalHostID}
@@ -341,6 +348,7 @@ func TestWarmListUsesIndexAndObservesChanges(t *testing.T) {
 // After a list, the rest of the host is read ahead in the background, at most ReadAheadPages
 // pages; a search over a host read entirely is then served from memory in one call.
 func TestReadAheadWarmsTheIndexForSearch(t *testing.T) {
+	t.Parallel()
 	for _, pages := range []int{3, 20} {
 		fx := newFixture(t, 0, Options{ReadAheadPages: pages, IndexTTL: time.Hour})
 		conn := fx.local.conn
@@ -377,6 +385,7 @@ func TestReadAheadWarmsTheIndexForSearch(t *testing.T) {
 // Scenario: S003-16 — descendants are paged with ancestorThreadId over every source kind; an
 // active or owned descendant, a listing error, a loop or an exhausted budget refuses.
 func TestS003_16_ArchiveChecksDescendantsFailingClosed(t *testing.T) {
+	t.Parallel()
 	target := "01a22b08-0000-7000-8000-000000000001"
 	child := func(i int, status string) map[string]any {
 		return map[string]any{"id": fmt.Sprintf("01a22b08-0000-7000-8000-0000000001%02d", i), "status": map[string]any{"type": status}, "source": map[string]any{"subAgent": "review"}}
@@ -452,6 +461,7 @@ func TestS003_16_ArchiveChecksDescendantsFailingClosed(t *testing.T) {
 // is read; a fresh read refuses active and error threads and the owner check refuses a thread
 // this runtime runs.
 func TestS003_14_ArchiveNeedsConfirmationAndAFreshIdleRead(t *testing.T) {
+	t.Parallel()
 	target := "01a22b08-0000-7000-8000-000000000001"
 	conn := &fakeConn{children: func(string) listResultJ { return listResultJ{} }}
 	src := &fakeSource{conn: conn}
@@ -486,6 +496,7 @@ func TestS003_14_ArchiveNeedsConfirmationAndAFreshIdleRead(t *testing.T) {
 // Scenario: S003-L — a transcript page whose items exceed the byte limit is refused; pages
 // are 20 turns, read with thread/turns/list only.
 func TestS003_L_TranscriptPageOverLimitIsRefused(t *testing.T) {
+	t.Parallel()
 	target := "01a22b08-0000-7000-8000-000000000001"
 	big := strings.Repeat("x", 2000)
 	conn := &fakeConn{turns: func(p turnsParams) (json.RawMessage, error) {
@@ -513,6 +524,7 @@ func TestS003_L_TranscriptPageOverLimitIsRefused(t *testing.T) {
 }
 
 func TestExtraHostIDIsStableAndOpaque(t *testing.T) {
+	t.Parallel()
 	a, b := ExtraHostID("/srv/secret-home"), ExtraHostID("/srv/secret-home/")
 	if a != b || !strings.HasPrefix(a, LocalHostID+":") || has(a, "secret") || a == ExtraHostID("/srv/other") {
 		t.Fatalf("ids %q %q", a, b)
@@ -522,6 +534,7 @@ func TestExtraHostIDIsStableAndOpaque(t *testing.T) {
 // Transcript messages are user and assistant text only; images become a placeholder, never
 // their payload or path, and other items (commands, reasoning) are left out.
 func TestTranscriptTurnShowsMessagesOnlyAndHidesImages(t *testing.T) {
+	t.Parallel()
 	var turn appserver.Turn
 	raw := `{"id":"t1","status":"completed","items":[
 		{"type":"userMessage","id":"u","content":[{"type":"text","text":"look"},{"type":"localImage","path":"/secret/pic.png"},{"type":"image","url":"data:image/png;base64,SECRET"}]},
@@ -540,6 +553,7 @@ func TestTranscriptTurnShowsMessagesOnlyAndHidesImages(t *testing.T) {
 
 // A failed turn keeps Codex's reason, so the fleet can say why and not only that it failed.
 func TestTranscriptTurnKeepsTheFailureReason(t *testing.T) {
+	t.Parallel()
 	var turn appserver.Turn
 	raw := `{"id":"t1","status":"failed","error":{"message":"stream disconnected before completion: idle timeout"},"items":[]}`
 	if err := json.Unmarshal([]byte(raw), &turn); err != nil {

@@ -47,6 +47,7 @@ func turnsOf(t *testing.T, n int, pad string) []appserver.Turn {
 // Scenario: S003-10 — at most 200 messages, the newest ones, oldest first; older ones are
 // marked as left out.
 func TestS003_10_HistoryKeepsTheNewest200Messages(t *testing.T) {
+	t.Parallel()
 	h := BuildHistory("title", turnsOf(t, 125, ""))
 	if len(h.Messages) != HistoryMaxMessages || !h.OlderOmitted || h.Truncated != 0 {
 		t.Fatalf("%d messages, olderOmitted %v, truncated %d", len(h.Messages), h.OlderOmitted, h.Truncated)
@@ -64,6 +65,7 @@ func TestS003_10_HistoryKeepsTheNewest200Messages(t *testing.T) {
 // Scenario: S003-10 — each message at most 64 KiB, marked when cut (at a character
 // boundary), and 512 KiB in all.
 func TestS003_10_HistoryBoundsBytesAndMarksTruncation(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 40<<10) // 80 KiB of two-byte characters
 	h := BuildHistory("", []appserver.Turn{turnJSON(t, "t0", "completed", userItem("short"), agentItem(long))})
 	if len(h.Messages) != 2 || h.Truncated != 1 || h.OlderOmitted {
@@ -92,6 +94,7 @@ func TestS003_10_HistoryBoundsBytesAndMarksTruncation(t *testing.T) {
 // payloads and paths are left out; a turn still running is not carried, earlier interrupted
 // and failed turns are.
 func TestS003_10_HistoryKeepsOnlyVisibleMessages(t *testing.T) {
+	t.Parallel()
 	img := map[string]any{"type": "userMessage", "id": "u", "content": []map[string]any{
 		{"type": "text", "text": "look at this"},
 		{"type": "image", "url": "data:image/png;base64,SECRETPAYLOAD"},

@@ -155,6 +155,7 @@ func hostOf(t *testing.T, res api.CatalogSessionsResult, id string) api.CatalogH
 // Scenario: S003-01 (paired node) — a node's rows come through its versioned list command,
 // projected like local rows, grouped under node:<name>; transcripts through its turns command.
 func TestNodeHostListsAndReadsThroughVersionedCommands(t *testing.T) {
+	t.Parallel()
 	node := startTestNode(t, nodeThreads(3))
 	node.conn.turns = func(p turnsParams) (json.RawMessage, error) {
 		return json.RawMessage(`{"data":[{"id":"t1","status":"completed","items":[{"type":"userMessage","id":"i1","content":[{"type":"text","text":"hi node"}]}]}],"nextCursor":null,"backwardsCursor":null}`), nil
@@ -188,6 +189,7 @@ func TestNodeHostListsAndReadsThroughVersionedCommands(t *testing.T) {
 // Scenario: S003-03 — a node killed while it lists: its host fails alone with NODE_OFFLINE and
 // no rows, the local host keeps its rows, and the node's threads are not marked offline.
 func TestS003_03_NodeKilledMidListFailsOnlyItsHost(t *testing.T) {
+	t.Parallel()
 	node := startTestNode(t, nodeThreads(2))
 	cat, _, _ := nodeFixture(t, node, allowAll, Options{})
 	node.mu.Lock()
@@ -226,6 +228,7 @@ func TestS003_03_NodeKilledMidListFailsOnlyItsHost(t *testing.T) {
 // Scenario: S003-20 — no node row is archived, and nothing but the two read commands ever
 // reaches a node through the catalog's connection.
 func TestS003_20_NodeArchiveAndOtherMethodsNeverReachTheNode(t *testing.T) {
+	t.Parallel()
 	node := startTestNode(t, nodeThreads(1))
 	cat, _, _ := nodeFixture(t, node, allowAll, Options{})
 	id := fakeThread(500, "")["id"].(string)
@@ -250,6 +253,7 @@ func TestS003_20_NodeArchiveAndOtherMethodsNeverReachTheNode(t *testing.T) {
 // A node that refuses the gateway's token is NODE_INVOKE_FAILED with the way to pair again;
 // a node that is not there is NODE_OFFLINE.
 func TestNodeHostErrors(t *testing.T) {
+	t.Parallel()
 	node := startTestNode(t, nodeThreads(1))
 	src := NewNodeSource("lab", node.addr, "wrong-token-0123456789abcdef0123456789", allowAll, nil)
 	defer src.Close()

@@ -12,6 +12,7 @@ import (
 // A host down for want of codex is retried at once after RetryUnavailable, with its health
 // unknown until then; other failures keep their backoff.
 func TestRetryUnavailableEndsTheBackoffOfHostsWithoutCodex(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	missing := model.Errorf(model.CodeAppServerUnavailable, "install codex", "the codex binary was not found")
 	starts := 0

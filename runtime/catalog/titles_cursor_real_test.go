@@ -43,6 +43,7 @@ func searchAll(t *testing.T, cat *Catalog, search string, limit int) (shown []st
 // match once, newest created first, none of the archived, and each page says it is
 // revalidating. Once the full read ran, the same paging is exact.
 func TestTitleIndexCursorContinuesFromTheIndex(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	home := e.home()
 	author := e.client(home)
@@ -88,6 +89,7 @@ func TestTitleIndexCursorContinuesFromTheIndex(t *testing.T) {
 // Server itself and answers exactly, and the index it builds meanwhile is written, so the
 // next runtime answers the same search from the file.
 func TestTitleSearchOnAHostWithNoIndexFileYet(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	home := e.home()
 	c := e.client(home)

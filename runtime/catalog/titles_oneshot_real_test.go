@@ -117,6 +117,7 @@ func oneShotSearch(t *testing.T, e *realEnv, conn Conn, dir string, opts Options
 // list (which shows a thread made meanwhile) and thread/read of its matches, never a page of
 // the full read; the file is then extended with the new thread.
 func TestOneShotSearchFillsItsPageAndKeepsTheIndex(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	home := e.home()
 	author := e.client(home)

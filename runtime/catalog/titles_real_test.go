@@ -49,6 +49,7 @@ func rowOf(rows []listed, id string) (int, listed) {
 // rename shows its new name but is not promised to move the thread, which is why a stored
 // index needs a full read to be exact.
 func TestAppServerUpdatedAtOrdering(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	c := e.client(e.home())
 	ctx := context.Background()
@@ -175,6 +176,7 @@ func idList(p api.CatalogHostSessions) string { return strings.Join(ids(p.Sessio
 // every title (a thread renamed elsewhere into the search shows then). The file is 0600 and
 // holds titles and times, never a conversation's text.
 func TestTitleIndexRevalidatesAcrossRuns(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	home := e.home()
 	author := e.client(home) // another process on the same home
@@ -253,6 +255,7 @@ func TestTitleIndexRevalidatesAcrossRuns(t *testing.T) {
 // A Codex home deleted between runs and made anew: the stored index's threads are gone, and
 // none of them is answered, not even before the full read.
 func TestTitleIndexHomeDeletedBetweenRuns(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	home := e.home()
 	config, err := os.ReadFile(filepath.Join(home, "config.toml"))
@@ -287,6 +290,7 @@ func TestTitleIndexHomeDeletedBetweenRuns(t *testing.T) {
 // A new thread made elsewhere while the runtime runs shows in a search once the newest rows
 // are read again, after IndexTTL (an injected clock), without a full read.
 func TestTitleIndexNewThreadAfterHeadTTL(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	home := e.home()
 	author := e.client(home)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestTitlesFileRoundTripIsPrivate(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "catalog-index")
 	path := titlesPath(dir, LocalHostID)
 	in := []titleEntry{{id: "a", title: "Tab\there\nand line", createdAt: 10, updatedAt: 12}, {id: "b", createdAt: 11, updatedAt: 11}}
@@ -33,6 +34,7 @@ func TestTitlesFileRoundTripIsPrivate(t *testing.T) {
 }
 
 func TestTitlesFileRejectsDamage(t *testing.T) {
+	t.Parallel()
 	good := "codexhost-titles 1\n{\"codex\":\"1\",\"home\":\"k\",\"watermark\":3}\nid\t1\t2\ttitle\n"
 	if _, e, err := decodeTitles([]byte(good)); err != nil || len(e) != 1 {
 		t.Fatalf("good file: %v %v", e, err)
@@ -81,6 +83,7 @@ func FuzzDecodeTitles(f *testing.F) {
 
 // An index read with another Codex version, or from another Codex home, starts over.
 func TestTitlesIdentityChangeStartsOver(t *testing.T) {
+	t.Parallel()
 	for name, hd := range map[string]titlesHeader{
 		"codex version": {Codex: "0.0.1", Home: homeKey("/h"), Watermark: 5},
 		"codex home":    {Codex: "0.169.0", Home: homeKey("/other"), Watermark: 5},
@@ -120,6 +123,7 @@ func (c *identityConn) Info() appserver.InitializeResult {
 // after IndexTTL, an index not confirmed by a full read within PageTTL answers revalidating,
 // and keep-warm renews it two refresh periods before that.
 func TestTitlesTimeRules(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	cat, err := New([]HostSpec{{ID: LocalHostID, Source: &fakeSource{}}}, Options{IndexDir: t.TempDir(), Now: clk.now})
 	if err != nil {
@@ -171,6 +175,7 @@ func TestTitlesTimeRules(t *testing.T) {
 // Changes this runtime sees (its own archive, a rename notification) apply to the index at
 // once; a read started before them does not undo them.
 func TestTitlesOverlayAppliesAndWins(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	cat, err := New([]HostSpec{{ID: LocalHostID, Source: &fakeSource{}}}, Options{IndexDir: t.TempDir(), Now: clk.now})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // thread/list reports no total: a page of sessions carries the host's total only once the
 // title index holds the whole host, so the fleet can say "2 of 3" rather than "2+".
 func TestSessionsPageGivesTheTotalOnceTheIndexIsExact(t *testing.T) {
+	t.Parallel()
 	e := newRealEnv(t)
 	c := e.client(e.home())
 	for _, name := range []string{"alpha", "bravo", "charlie"} {

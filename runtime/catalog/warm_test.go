@@ -109,6 +109,7 @@ func hold(t *testing.T, at string) (gate func(string), entered <-chan struct{}, 
 // waits for those reads instead of asking the App Server a second time: every native page
 // is read once, and the search still finds every title.
 func TestSearchWaitsForThePagesTheReadAheadReads(t *testing.T) {
+	t.Parallel()
 	fx := warmFixture(t, 1000, Options{IndexTTL: time.Hour})
 	conn := fx.local.conn
 	conn.rename(420, "the Needle")
@@ -161,6 +162,7 @@ func TestSearchWaitsForThePagesTheReadAheadReads(t *testing.T) {
 // warm and changes another process made (a rename, an archive) show without the search
 // reading anything itself.
 func TestWarmIndexIsReadAtStartAndRenewedBeforeItExpires(t *testing.T) {
+	t.Parallel()
 	fx := warmFixture(t, 1000, Options{KeepWarm: 10 * time.Minute}) // pages live 1 min, the newest 10 s
 	conn := fx.local.conn
 	conn.rename(420, "the Needle")
@@ -207,6 +209,7 @@ func TestWarmIndexIsReadAtStartAndRenewedBeforeItExpires(t *testing.T) {
 // onto them), so a search over the whole host reads one page, not all of them, and lists
 // every thread exactly once.
 func TestNewThreadsCostOnlyTheNewestPage(t *testing.T) {
+	t.Parallel()
 	fx := warmFixture(t, 1000, Options{IndexTTL: time.Hour})
 	conn := fx.local.conn
 	fx.cat.Warm()
@@ -269,6 +272,7 @@ func unique(t *testing.T, ids []string) {
 // returns to: the index starts over, and the page read before the change is dropped rather
 // than kept, so a search finds the thread.
 func TestUnarchiveDropsAPageReadBeforeIt(t *testing.T) {
+	t.Parallel()
 	fx := warmFixture(t, 1000, Options{IndexTTL: time.Hour, SearchPages: 1})
 	conn := fx.local.conn
 	back := fakeThread(5000, "came back from the archive")

@@ -12,6 +12,7 @@ import (
 
 // A nonexistent allowed root is ignored, and named as such for `codexhost doctor`.
 func TestRootWarningsNameMissingRoots(t *testing.T) {
+	t.Parallel()
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	pol := config.Handoff{AllowedProjectRoots: []string{filepath.Join(base, "gone"), base}}
 	w := RootWarnings(pol)
@@ -38,6 +39,7 @@ func handoffAt(p string) model.Handoff {
 
 // Scenario: S004-02
 func TestResolvePolicy(t *testing.T) {
+	t.Parallel()
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	root := filepath.Join(base, "root")
 	outside := filepath.Join(base, "outside")
@@ -97,6 +99,7 @@ func TestResolvePolicy(t *testing.T) {
 }
 
 func TestResolveSkillRoot(t *testing.T) {
+	t.Parallel()
 	base, _ := filepath.EvalSymlinks(t.TempDir())
 	approved, other := filepath.Join(base, "skills"), filepath.Join(base, "other")
 	mkdirs(t, filepath.Join(approved, "team"), other)
@@ -113,6 +116,7 @@ func TestResolveSkillRoot(t *testing.T) {
 }
 
 func TestDenyGlobs(t *testing.T) {
+	t.Parallel()
 	g := Globs{"**/.env", "**/*.pem", "**/.ssh/**", "secrets/*.txt", "id_rsa"}
 	for path, want := range map[string]string{
 		".env": "**/.env", "a/b/.env": "**/.env", "k.pem": "**/*.pem", "x/y/k.pem": "**/*.pem",
@@ -128,6 +132,7 @@ func TestDenyGlobs(t *testing.T) {
 }
 
 func TestSandboxDerivation(t *testing.T) {
+	t.Parallel()
 	ro := DeriveSandbox(handoffAt("/p"), "/p", true)
 	if ro.Mode != SandboxReadOnly || ro.Network || ro.TurnPolicy()["type"] != "readOnly" {
 		t.Fatalf("read-only: %+v", ro)
@@ -160,6 +165,7 @@ func TestSandboxDerivation(t *testing.T) {
 }
 
 func TestPromptFromHandoff(t *testing.T) {
+	t.Parallel()
 	h := handoffAt("/p")
 	h.Objective = "Create docs/HANDOFF_DEMO.md"
 	h.AcceptanceCriteria = []string{"The file exists."}
@@ -175,6 +181,7 @@ func TestPromptFromHandoff(t *testing.T) {
 }
 
 func TestProviderTraceRedacted(t *testing.T) {
+	t.Parallel()
 	p := Provider{Name: "local", Profile: config.HandoffProvider{Kind: "sub2api", BaseURL: "https://api.example.com:8443/v1?x=1", EnvKey: "LOCAL_KEY", Model: "m1"}}
 	tr := p.Trace()
 	if tr["baseUrlHost"] != "api.example.com" || tr["envKey"] != "LOCAL_KEY" || tr["kind"] != "sub2api" || tr["model"] != "m1" || len(tr) != 5 {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseSkillReferences(t *testing.T) {
+	t.Parallel()
 	md := "See [guide](references/guide.md#intro \"Guide\") and <https://x.example>, [web](https://example.com/a.md),\n" +
 		"[anchor](#top), [mail](mailto:a@b.c), `scripts/run.sh`, `make test`, `config.toml`, `a=b/c`.\n" +
 		"[def]: ./notes/def.txt\n`references/guide.md` again, [up](../out.md)."

@@ -18,6 +18,7 @@ func writeSkill(t *testing.T, root, dir, body string) {
 
 // Scenario: S004-08
 func TestRouteSkillsDeterministic(t *testing.T) {
+	t.Parallel()
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	writeSkill(t, root, "docs", "---\nname: docs-writer\ndescription: \"Write documentation pages and handoff notes\"\n---\nbody")
 	writeSkill(t, root, "tests", "---\nname: test-runner\ndescription: Run the test suite\n---\n")

@@ -67,6 +67,7 @@ func (f sandboxFixture) hold(t *testing.T) *heldDir {
 // A test command reads neither the codexhost home nor the Codex home, writes nothing outside
 // the project, and still writes inside it.
 func TestTestCommandsCannotReadTheHomesOrWriteOutside(t *testing.T) {
+	t.Parallel()
 	f := newSandboxFixture(t)
 	d := f.hold(t)
 	cmds := []string{
@@ -107,6 +108,7 @@ func TestTestCommandsCannotReadTheHomesOrWriteOutside(t *testing.T) {
 // commands' writes outside the root: the path no longer names the directory held since the
 // start, so no test command runs, and none runs once the directory itself left its root.
 func TestTestCommandsStayInTheHeldDirectory(t *testing.T) {
+	t.Parallel()
 	f := newSandboxFixture(t)
 	d := f.hold(t)
 	moved := filepath.Join(f.root, "proj.moved")
@@ -152,6 +154,7 @@ func TestTestCommandsStayInTheHeldDirectory(t *testing.T) {
 // When bubblewrap cannot set up its sandbox (no user namespaces, say), no test command runs
 // unsandboxed: the result names the fix. Without any bubblewrap, the same.
 func TestTestCommandsRefusedWithoutASandbox(t *testing.T) {
+	t.Parallel()
 	f := newSandboxFixture(t)
 	d := f.hold(t)
 	denied := filepath.Join(t.TempDir(), "bwrap")
@@ -177,6 +180,7 @@ func TestTestCommandsRefusedWithoutASandbox(t *testing.T) {
 // the filesystem nor into the project, also for a read-only task; the directory is removed
 // after the last command.
 func TestTestCommandsGetAPrivateTemporaryDirectory(t *testing.T) {
+	t.Parallel()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go toolchain on PATH")

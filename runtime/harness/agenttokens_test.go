@@ -9,6 +9,7 @@ import (
 // A thread's tokens, bound at minting or later, open nothing once the thread has ended; the
 // tokens of other threads keep working.
 func TestTokensOfAnEndedThreadAreWorthless(t *testing.T) {
+	t.Parallel()
 	tk := NewTokens()
 	a, b := model.ThreadID("thread-a"), model.ThreadID("thread-b")
 	minted := tk.ForThread(a)

@@ -22,7 +22,7 @@ func effortOf(env string) string {
 
 // A thread's effort reaches every turn of it, also after a restart (it is in the transcript's
 // thread entry); a thread without one gets no CODEXHOST_EFFORT, even when the runtime's own
-// environment has it.
+// environment has it. Serial (t.Setenv): that environment is the process's.
 func TestExternalEffortReachesEveryTurnAndSurvivesARestart(t *testing.T) {
 	t.Setenv(EnvEffort, "low")
 	dir := t.TempDir()
@@ -64,6 +64,7 @@ func TestExternalEffortReachesEveryTurnAndSurvivesARestart(t *testing.T) {
 }
 
 func TestStartRefusesAnUnknownEffort(t *testing.T) {
+	t.Parallel()
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh("cat")})
 	_, err := x.Start(context.Background(), StartRequest{Cwd: t.TempDir(), Effort: "extreme"})
 	wantCode(t, err, model.CodeInvalidArgument)
@@ -74,6 +75,7 @@ func TestStartRefusesAnUnknownEffort(t *testing.T) {
 }
 
 func TestCodexEffortMapsMaxToXhigh(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"": "", "low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "xhigh"} {
 		if got := CodexEffort(in); got != want {
 			t.Errorf("CodexEffort(%q) = %q, want %q", in, got, want)
@@ -84,6 +86,7 @@ func TestCodexEffortMapsMaxToXhigh(t *testing.T) {
 // The effort of a native thread is what Codex sends the model as reasoning.effort, max as
 // xhigh, and the thread keeps it when a new App Server resumes it.
 func TestNativeEffortReachesTheModelAndSurvivesAnAppServerRestart(t *testing.T) {
+	t.Parallel()
 	env := newNativeEnv(t)
 	n := env.native(t)
 	ctx := context.Background()

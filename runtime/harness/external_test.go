@@ -140,6 +140,7 @@ func extTestDead(pid int) bool {
 }
 
 func TestExternalCompletedTurnAnswersFromStdout(t *testing.T) {
+	t.Parallel()
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh("cat")})
 	id := extTestStart(t, x)
 	turn := extTestSend(t, x, id, "hello\nworld")
@@ -165,6 +166,7 @@ func TestExternalCompletedTurnAnswersFromStdout(t *testing.T) {
 }
 
 func TestExternalLargePromptAndAnswerDoNotBlock(t *testing.T) {
+	t.Parallel()
 	// Both exceed a pipe buffer: stdin must be written while stdout is read.
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh("cat")})
 	id := extTestStart(t, x)
@@ -176,6 +178,7 @@ func TestExternalLargePromptAndAnswerDoNotBlock(t *testing.T) {
 }
 
 func TestExternalNonZeroExitFailsAndKeepsStderrOutOfTheTranscript(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var logBuf bytes.Buffer
 	var logMu sync.Mutex
@@ -218,6 +221,7 @@ func (w extTestLockedWriter) Write(p []byte) (int, error) {
 }
 
 func TestExternalKilledFromOutsideIsInterrupted(t *testing.T) {
+	t.Parallel()
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh("kill -KILL $$")})
 	id := extTestStart(t, x)
 	extTestSend(t, x, id, "go")
@@ -266,15 +270,18 @@ func extTestCancelKillsGroup(t *testing.T, script string, grace time.Duration) {
 }
 
 func TestExternalCancelInterruptsTheWholeProcessGroup(t *testing.T) {
+	t.Parallel()
 	// A grace far beyond the test's deadline: only SIGTERM can end this in time.
 	extTestCancelKillsGroup(t, extTestGroupScript, time.Hour)
 }
 
 func TestExternalCancelKillsAGroupThatIgnoresSIGTERM(t *testing.T) {
+	t.Parallel()
 	extTestCancelKillsGroup(t, `trap "" TERM; `+extTestGroupScript, 50*time.Millisecond)
 }
 
 func TestExternalTimeoutFails(t *testing.T) {
+	t.Parallel()
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh("exec sleep 30"), Timeout: 100 * time.Millisecond})
 	id := extTestStart(t, x)
 	extTestSend(t, x, id, "go")
@@ -284,6 +291,7 @@ func TestExternalTimeoutFails(t *testing.T) {
 }
 
 func TestExternalSendWhileRunningIsThreadBusy(t *testing.T) {
+	t.Parallel()
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh("exec sleep 30")})
 	id := extTestStart(t, x)
 	turn := extTestSend(t, x, id, "first")
@@ -308,6 +316,7 @@ func TestExternalSendWhileRunningIsThreadBusy(t *testing.T) {
 	}
 }
 
+// Serial (t.Setenv): what must not leak is the process's own environment.
 func TestExternalEnvIsTheWhitelistPlusRuntimeVariables(t *testing.T) {
 	t.Setenv("CODEXHOST_SECRET", "must-not-leak")
 	t.Setenv("CODEXHOST_RUNTIME_TOKEN", "outer-runtime-token")
@@ -344,6 +353,7 @@ func TestExternalEnvIsTheWhitelistPlusRuntimeVariables(t *testing.T) {
 }
 
 func TestExternalRefusesReservedConfigEnv(t *testing.T) {
+	t.Parallel()
 	_, err := NewExternal(ExternalConfig{Name: "x", Command: []string{"cat"}, Env: map[string]string{"CODEXHOST_RUNTIME_TOKEN": "forged"}},
 		ExternalOptions{TranscriptDir: t.TempDir()})
 	if !model.IsCode(err, model.CodeInvalidArgument) {
@@ -355,6 +365,7 @@ func TestExternalRefusesReservedConfigEnv(t *testing.T) {
 }
 
 func TestExternalTranscriptIsPrivate(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "transcripts")
 	x, _ := extTestNew(t, dir, ExternalConfig{Command: extTestSh("cat")})
 	id := extTestStart(t, x)
@@ -370,6 +381,7 @@ func TestExternalTranscriptIsPrivate(t *testing.T) {
 }
 
 func TestExternalThreadsSurviveARestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	x1, _ := extTestNew(t, dir, ExternalConfig{Command: extTestSh("cat")})
 	id := extTestStart(t, x1)
@@ -405,6 +417,7 @@ func TestExternalThreadsSurviveARestart(t *testing.T) {
 }
 
 func TestExternalUnknownThreads(t *testing.T) {
+	t.Parallel()
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh("cat")})
 	for _, id := range []model.ThreadID{"0190a0b0-0000-7000-8000-000000000001", "../../etc/passwd", "0190A0B0-0000-7000-8000-000000000001", ""} {
 		if x.Owns(context.Background(), id) {
@@ -423,6 +436,7 @@ func TestExternalUnknownThreads(t *testing.T) {
 }
 
 func TestExternalTornLastLineAfterACrash(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	x1, _ := extTestNew(t, dir, ExternalConfig{Command: extTestSh("cat")})
 	id := extTestStart(t, x1)
@@ -455,6 +469,7 @@ func TestExternalTornLastLineAfterACrash(t *testing.T) {
 }
 
 func TestExternalMessagesPageNewestFirst(t *testing.T) {
+	t.Parallel()
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh("cat")})
 	id := extTestStart(t, x)
 	for _, s := range []string{"a", "b", "c"} {
@@ -494,6 +509,7 @@ func TestExternalMessagesPageNewestFirst(t *testing.T) {
 }
 
 func TestExternalEventsInOrder(t *testing.T) {
+	t.Parallel()
 	x, rec := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh(`read line; [ "$line" = ok ]`)})
 	id := extTestStart(t, x)
 	t1 := extTestSend(t, x, id, "ok\n")
@@ -516,6 +532,7 @@ func TestExternalEventsInOrder(t *testing.T) {
 }
 
 func TestExternalCloseInterruptsRunningTurns(t *testing.T) {
+	t.Parallel()
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh("exec sleep 30")})
 	id := extTestStart(t, x)
 	turn := extTestSend(t, x, id, "go")
@@ -535,6 +552,7 @@ func TestExternalCloseInterruptsRunningTurns(t *testing.T) {
 }
 
 func TestExternalCommandThatCannotStart(t *testing.T) {
+	t.Parallel()
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: []string{"/nonexistent/agent"}})
 	id := extTestStart(t, x)
 	for range 2 { // the failure releases the thread: the second try is not THREAD_BUSY
@@ -549,6 +567,7 @@ func TestExternalCommandThatCannotStart(t *testing.T) {
 }
 
 func TestExternalWorkingDirectory(t *testing.T) {
+	t.Parallel()
 	cfgDir, reqDir := t.TempDir(), t.TempDir()
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh("pwd -P"), Cwd: cfgDir})
 	for _, tc := range []struct{ req, want string }{{reqDir, reqDir}, {"", cfgDir}} {
@@ -569,6 +588,7 @@ func TestExternalWorkingDirectory(t *testing.T) {
 }
 
 func TestExternalOutputIsBounded(t *testing.T) {
+	t.Parallel()
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh(fmt.Sprintf("head -c %d /dev/zero | tr '\\000' a", extMaxOutput+1000))})
 	id := extTestStart(t, x)
 	extTestSend(t, x, id, "flood")
@@ -580,6 +600,7 @@ func TestExternalOutputIsBounded(t *testing.T) {
 }
 
 func TestExtCaptureCutsOnACharacterBoundary(t *testing.T) {
+	t.Parallel()
 	c := extReadHead(strings.NewReader("ab\u00e9cd"), 3) // é is two bytes: the cut falls inside it
 	if got, want := c.text(), "ab"+fmt.Sprintf(extTruncatedMarker, 4); got != want {
 		t.Fatalf("text = %q, want %q", got, want)
@@ -589,6 +610,7 @@ func TestExtCaptureCutsOnACharacterBoundary(t *testing.T) {
 // TestExternalCrashHelper is the runtime of TestExternalTurnRunningAtACrashReadsInterrupted:
 // it starts a long turn, reports it, and waits to be killed.
 func TestExternalCrashHelper(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("EXTTEST_CRASH_DIR")
 	if dir == "" {
 		t.Skip("helper process of TestExternalTurnRunningAtACrashReadsInterrupted")
@@ -614,6 +636,7 @@ func TestExternalCrashHelper(t *testing.T) {
 }
 
 func TestExternalTurnRunningAtACrashReadsInterrupted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestExternalCrashHelper$")
 	cmd.Env = append(os.Environ(), "EXTTEST_CRASH_DIR="+dir)
@@ -677,6 +700,7 @@ func TestExternalTurnRunningAtACrashReadsInterrupted(t *testing.T) {
 // A thinking option given at delegation reaches an external harness as CODEXHOST_EFFORT on
 // every turn, as a marker block's effort does.
 func TestExternalThinkingReachesTheCommandAsEffort(t *testing.T) {
+	t.Parallel()
 	x, _ := extTestNew(t, t.TempDir(), ExternalConfig{Command: extTestSh(`cat >/dev/null; env`)})
 	id, err := x.Start(context.Background(), StartRequest{Cwd: t.TempDir(), Thinking: "high"})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 // The last valid usage line on stderr is the turn's usage; other lines, malformed or
 // negative ones, and overlong lines count nothing; no line is no usage.
 func TestExternalUsageLineIsReadFromStderr(t *testing.T) {
+	t.Parallel()
 	long := UsageLinePrefix + ` {"input":1,"output":1,"model":"` + strings.Repeat("x", extMaxUsageLine) + `"}`
 	in := strings.Join([]string{
 		"warming up",

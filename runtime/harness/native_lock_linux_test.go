@@ -12,6 +12,7 @@ import (
 )
 
 func TestNativeProcStart(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command("sleep", "30")
 	before := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -30,6 +31,7 @@ func TestNativeProcStart(t *testing.T) {
 }
 
 func TestNativeParseProcLocks(t *testing.T) {
+	t.Parallel()
 	data := []byte(`1: POSIX  ADVISORY  READ 30010 fe:00:9980663 128 128
 2: FLOCK  ADVISORY  WRITE 29959 fe:00:9980753 0 EOF
 2: -> FLOCK  ADVISORY  WRITE 31000 fe:00:9980753 0 EOF
@@ -54,6 +56,7 @@ garbage
 
 // A lock held by another process is seen, without taking it; our own pid is not "another".
 func TestNativeOtherWriterSeesForeignFlock(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("flock"); err != nil {
 		t.Skip("flock(1) not installed")
 	}

@@ -13,6 +13,7 @@ import (
 // first fragment of a message goes out at once, later ones wait for the window, and what
 // waits is sent whole, in order, once.
 func TestStreamBufferCoalescesPerMessage(t *testing.T) {
+	t.Parallel()
 	b := streamBuffer{window: 50 * time.Millisecond}
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := streamKey{thread: "t1", item: "msg_a"}
@@ -64,6 +65,7 @@ func TestStreamBufferCoalescesPerMessage(t *testing.T) {
 // in several pieces before the turn completes, the pieces join to the final message, and
 // the last piece comes before the progress event of the message's completion.
 func TestNativeStreamsAssistantTextBeforeTheTurnEnds(t *testing.T) {
+	t.Parallel()
 	env := newNativeEnv(t)
 	n := env.native(t)
 	ctx := context.Background()

@@ -126,6 +126,7 @@ func wantCode(t *testing.T, err error, code model.Code) {
 }
 
 func TestNativeStartSendCompletes(t *testing.T) {
+	t.Parallel()
 	env := newNativeEnv(t)
 	n := env.native(t)
 	ctx := context.Background()
@@ -209,6 +210,7 @@ func TestNativeStartSendCompletes(t *testing.T) {
 }
 
 func TestNativeBusyNeverSteersAndCancel(t *testing.T) {
+	t.Parallel()
 	env := newNativeEnv(t)
 	n := env.native(t)
 	ctx := context.Background()
@@ -301,6 +303,7 @@ func TestNativeBusyNeverSteersAndCancel(t *testing.T) {
 }
 
 func TestNativeReadMessagesPages(t *testing.T) {
+	t.Parallel()
 	env := newNativeEnv(t)
 	n := env.native(t)
 	ctx := context.Background()
@@ -438,6 +441,7 @@ func nativeReadEverything(t *testing.T, n *nativeUnder, id model.ThreadID) Snaps
 // Reading changes nothing, neither here nor for a thread another Codex process holds, and a
 // turn running in that other process does not read as stopped.
 func TestNativeReadIsReadOnlyAndOtherProcess(t *testing.T) {
+	t.Parallel()
 	env := newNativeEnv(t)
 	owner := env.native(t)
 	ctx := context.Background()
@@ -510,6 +514,7 @@ func TestNativeReadIsReadOnlyAndOtherProcess(t *testing.T) {
 }
 
 func TestNativeRestartAfterKill(t *testing.T) {
+	t.Parallel()
 	env := newNativeEnv(t)
 	n := env.native(t)
 	ctx := context.Background()
@@ -579,6 +584,7 @@ func TestNativeRestartAfterKill(t *testing.T) {
 }
 
 func TestNativeFailingProvider(t *testing.T) {
+	t.Parallel()
 	env := newNativeEnv(t)
 	n := env.native(t)
 	id := n.start(t)
@@ -603,6 +609,7 @@ func TestNativeFailingProvider(t *testing.T) {
 }
 
 func TestNativeUnknownThreadLazyStartAndClose(t *testing.T) {
+	t.Parallel()
 	env := newNativeEnv(t)
 	n := env.native(t)
 	ctx := context.Background()
@@ -663,6 +670,7 @@ func TestNativeUnknownThreadLazyStartAndClose(t *testing.T) {
 // The live state follows notifications in any order the App Server may send them relative to
 // the turn/start response. No App Server is needed.
 func TestNativeTrackingOrder(t *testing.T) {
+	t.Parallel()
 	events := make(chan Event, 64)
 	n := NewNative(NativeOptions{OnEvent: func(ev Event) { events <- ev }})
 	conn := &nativeConn{watched: make(chan struct{})}
@@ -744,6 +752,7 @@ func TestNativeTrackingOrder(t *testing.T) {
 }
 
 func TestNativeTitle(t *testing.T) {
+	t.Parallel()
 	name := "  named  "
 	long := strings.Repeat("é", 100)
 	for _, c := range []struct {
@@ -761,6 +770,7 @@ func TestNativeTitle(t *testing.T) {
 }
 
 func TestNativeCursorChecks(t *testing.T) {
+	t.Parallel()
 	id := model.ThreadID("01a00000-0000-7000-8000-000000000001")
 	two := 2
 	enc := nativeCursor{Thread: string(id), C: "x", T: "t", N: &two}.encode()

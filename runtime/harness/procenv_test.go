@@ -7,6 +7,7 @@ import (
 )
 
 func TestBaseEnvKeepsOnlyTheWhitelist(t *testing.T) {
+	t.Parallel()
 	environ := []string{
 		"PATH=/old",
 		"HOME=/home/u",
@@ -48,6 +49,7 @@ func TestBaseEnvKeepsOnlyTheWhitelist(t *testing.T) {
 }
 
 func TestThreadEnvLayersAndStripsReservedNames(t *testing.T) {
+	t.Parallel()
 	base := []string{"PATH=/usr/bin", "FOO=base", "CODEXHOST_SECRET=leak", "CODEXHOST_THREAD_ID=stale"}
 	extra := map[string]string{
 		"FOO":                  "config",
@@ -74,6 +76,7 @@ func TestThreadEnvLayersAndStripsReservedNames(t *testing.T) {
 }
 
 func TestThreadEnvWithoutThreadForTheAppServer(t *testing.T) {
+	t.Parallel()
 	got := ThreadEnv([]string{"HOME=/h"}, Env{CLIPath: "c", Endpoint: "e", Token: "t"}, "", nil)
 	want := []string{"CODEXHOST_CLI_PATH=c", "CODEXHOST_RUNTIME_ENDPOINT=e", "CODEXHOST_RUNTIME_TOKEN=t", "HOME=/h"}
 	if !slices.Equal(got, want) {
@@ -84,6 +87,7 @@ func TestThreadEnvWithoutThreadForTheAppServer(t *testing.T) {
 // The model key is whitelisted for the App Server only: an external harness gets it when its
 // config names it, and never by default.
 func TestExternalEnvHasTheModelKeyOnlyWhenNamed(t *testing.T) {
+	t.Parallel()
 	environ := []string{"PATH=/bin", "OPENAI_API_KEY=sk-secret", "OPENAI_BASE_URL=http://x"}
 	if got := strings.Join(ExternalEnv(environ, nil), " "); strings.Contains(got, "sk-secret") || !strings.Contains(got, "PATH=/bin") {
 		t.Fatalf("default external environment: %s", got)

@@ -67,6 +67,7 @@ func assertGone(t *testing.T, what string, pids []int) {
 // A process the turn's command moved out of its group and session (setsid, a double fork)
 // ends with the turn: when it completes and when it is cancelled.
 func TestSetsidProcessesEndWithTheTurn(t *testing.T) {
+	t.Parallel()
 	needSetsid(t)
 	for name, tail := range map[string]string{
 		"completed": "while [ ! -e finish ]; do sleep 0.02; done; echo done",
@@ -98,6 +99,7 @@ func TestSetsidProcessesEndWithTheTurn(t *testing.T) {
 // TestSetsidCrashHelper is the runtime of TestSetsidProcessesEndWithTheRuntime: it starts a
 // turn that leaves setsid processes, says so, and waits to be killed.
 func TestSetsidCrashHelper(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("EXTTEST_SETSID_DIR")
 	if dir == "" {
 		t.Skip("helper process of TestSetsidProcessesEndWithTheRuntime")
@@ -120,6 +122,7 @@ func TestSetsidCrashHelper(t *testing.T) {
 
 // The runtime killed with SIGKILL takes the turn's setsid processes with it.
 func TestSetsidProcessesEndWithTheRuntime(t *testing.T) {
+	t.Parallel()
 	needSetsid(t)
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSetsidCrashHelper$")

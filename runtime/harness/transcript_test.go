@@ -86,6 +86,7 @@ func transcriptTestSame(t *testing.T, got, want *transcriptState) {
 }
 
 func TestTranscriptReloadEqualsLiveState(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st := transcriptTestCreate(t, dir)
 	transcriptTestTurn(t, dir, st, "t1", 10, "first?", "one", model.TurnCompleted, "")
@@ -106,6 +107,7 @@ func TestTranscriptReloadEqualsLiveState(t *testing.T) {
 }
 
 func TestTranscriptFileModes(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "transcripts")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -127,6 +129,7 @@ func TestTranscriptFileModes(t *testing.T) {
 }
 
 func TestTranscriptTornLastLineIsIgnoredAndCutBeforeAppend(t *testing.T) {
+	t.Parallel()
 	for name, tail := range map[string]string{
 		"unterminated":        `{"v":1,"type":"message","turnId":"t2","role":"user","te`,
 		"terminated garbage":  "\x00\x00\x00\n",
@@ -167,6 +170,7 @@ func TestTranscriptTornLastLineIsIgnoredAndCutBeforeAppend(t *testing.T) {
 }
 
 func TestTranscriptDamagedMiddleLineIsAnError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st := transcriptTestCreate(t, dir)
 	path := transcriptPath(dir, transcriptTestID)
@@ -184,6 +188,7 @@ func TestTranscriptDamagedMiddleLineIsAnError(t *testing.T) {
 }
 
 func TestTranscriptStartedTurnWithoutEndReadsInterrupted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st := transcriptTestCreate(t, dir)
 	transcriptTestTurn(t, dir, st, "t1", 10, "q", "a", model.TurnCompleted, "")
@@ -223,6 +228,7 @@ func TestTranscriptStartedTurnWithoutEndReadsInterrupted(t *testing.T) {
 }
 
 func TestTranscriptSkipsUnknownEntryTypes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st := transcriptTestCreate(t, dir)
 	transcriptTestAppend(t, dir, st, []transcriptEntry{{V: 2, Type: "reasoning", TurnID: "t1", Text: "hmm", At: transcriptTestAt(5)}})
@@ -234,6 +240,7 @@ func TestTranscriptSkipsUnknownEntryTypes(t *testing.T) {
 }
 
 func TestTranscriptReadMetaAndMissing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := transcriptLoad(transcriptPath(dir, transcriptTestID), transcriptTestID); !transcriptIsNotExist(err) {
 		t.Fatalf("missing file: err = %v", err)
@@ -257,6 +264,7 @@ func TestTranscriptReadMetaAndMissing(t *testing.T) {
 }
 
 func TestTranscriptPagingNewestPageFirst(t *testing.T) {
+	t.Parallel()
 	st := &transcriptState{turnIndex: map[string]int{}}
 	for i := range 7 {
 		st.Messages = append(st.Messages, model.Message{Role: model.RoleUser, Text: fmt.Sprint(i)})

@@ -15,6 +15,7 @@ import (
 // A request without a valid bearer token is a 401 that says how to authenticate
 // (WWW-Authenticate: Bearer, RFC 6750), not a bare status.
 func TestMCPHTTPUnauthorizedCarriesABearerChallenge(t *testing.T) {
+	t.Parallel()
 	f := startMCP(t)
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	for _, auth := range []string{"", "Bearer wrong-token"} {
@@ -38,6 +39,7 @@ func TestMCPHTTPUnauthorizedCarriesABearerChallenge(t *testing.T) {
 
 // localhost:PORT is loopback; any other host is refused.
 func TestListenLoopbackAcceptsLocalhost(t *testing.T) {
+	t.Parallel()
 	ln, err := ListenLoopback("localhost:0")
 	if err != nil {
 		t.Fatalf("localhost:0: %v", err)
@@ -57,6 +59,7 @@ func TestListenLoopbackAcceptsLocalhost(t *testing.T) {
 // Every tool declares the shape of its structured result (outputSchema), and a real result
 // conforms to it.
 func TestToolsHaveAnOutputSchemaTheirResultsMatch(t *testing.T) {
+	t.Parallel()
 	f := startMCP(t)
 	cs, err := f.session(t, botToken)
 	if err != nil {

@@ -197,6 +197,7 @@ func (f *mcpFixture) advance(t *testing.T, d time.Duration) {
 // gets MaxSessionsPerToken of them, refused past it; its sessions share one runtime
 // connection; another client is answered throughout.
 func TestMCPSessionsOfOneTokenAreCappedAndShareOneConnection(t *testing.T) {
+	t.Parallel()
 	f := startMCP(t)
 	other, err := f.session(t, otherToken)
 	if err != nil {
@@ -228,6 +229,7 @@ func TestMCPSessionsOfOneTokenAreCappedAndShareOneConnection(t *testing.T) {
 // A session without a request for SessionIdle is closed, one with a recent request is not;
 // once a token has no session left its runtime connection is closed too.
 func TestIdleMCPSessionsAreClosed(t *testing.T) {
+	t.Parallel()
 	f := startMCP(t)
 	var sessions []*sdk.ClientSession
 	for range 3 {
@@ -274,6 +276,7 @@ func TestIdleMCPSessionsAreClosed(t *testing.T) {
 // A request whose Origin is not a loopback origin (a web page's script) is refused with 403
 // before anything else; a loopback origin, or none, is served.
 func TestMCPHTTPRefusesAForeignOrigin(t *testing.T) {
+	t.Parallel()
 	f := startMCP(t)
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	port := f.url[strings.LastIndex(f.url, ":")+1 : strings.LastIndex(f.url, "/")]

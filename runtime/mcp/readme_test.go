@@ -8,6 +8,7 @@ import (
 
 // The README's tool list is the server's own registrations.
 func TestReadmeToolListMatchesTheRegistrations(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ func runGuard(t testing.TB, input string, limit int) (passed, answered string) {
 }
 
 func TestGuardRefusesAndKeepsGoing(t *testing.T) {
+	t.Parallel()
 	ok := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	input := ok + "\n{oops\n\n" + `{"jsonrpc":"2.0","id":"a","method":5}` + "\n[1]\n" + `{"x":"` + strings.Repeat("y", 5000) + `"}` + "\r\n" + ok + "\r\n"
 	passed, answered := runGuard(t, input, 1000)

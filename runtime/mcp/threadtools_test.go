@@ -11,6 +11,7 @@ import (
 // the same read-only flags: a tool added here and not there would prompt (and so fail under
 // approval_policy = "never"); one approved there and gone here would be a stale approval.
 func TestThreadToolListMatchesTheRegistrations(t *testing.T) {
+	t.Parallel()
 	var got []api.ThreadTool
 	for _, d := range Definitions() {
 		if strings.HasPrefix(d.Name, "thread.") {

@@ -72,6 +72,7 @@ func (f failConn) Call(ctx context.Context, method string, params, out any) erro
 // canonical thread has the appServer source) and archive of the source is allowed again,
 // while the canonical thread it protects is not archived.
 func TestS003_15_PendingBranchBlocksArchiveUntilItsFirstTurn(t *testing.T) {
+	t.Parallel()
 	e := newSupEnv(t)
 	ctx := context.Background()
 	src, _ := e.storedSource("hello source")
@@ -136,6 +137,7 @@ func TestS003_15_PendingBranchBlocksArchiveUntilItsFirstTurn(t *testing.T) {
 // and changes nothing; once it is back the pin succeeds, the source's rollout is byte for byte
 // what it was and the source was never loaded; an archived source offers no branch.
 func TestS003_11_PinNeverResumesTheSourceAndAFailedPinIsRetryable(t *testing.T) {
+	t.Parallel()
 	e := newSupEnv(t)
 	ctx := context.Background()
 	src, path := e.storedSource("first question", "second question")
@@ -195,6 +197,7 @@ func TestS003_11_PinNeverResumesTheSourceAndAFailedPinIsRetryable(t *testing.T) 
 // Bad input: node hosts, unknown hosts and threads are refused with their codes and leave no
 // branch behind.
 func TestContinueRefusesNodesUnknownHostsAndThreads(t *testing.T) {
+	t.Parallel()
 	local := &readConn{}
 	cat := newCatalog(t, []catalog.HostSpec{localSpec(local), {ID: catalog.LocalHostID + ":abc", Source: catalog.SourceFunc(func(context.Context) (catalog.Conn, error) { return &readConn{}, nil })}},
 		catalog.Options{ReadAheadPages: -1})
@@ -245,6 +248,7 @@ func (f flipConn) Pid() int {
 // Scenario: S003-08 — a supervision connection that changes during the pin fails closed: no
 // canonical thread is committed, and the branch stays pending for the next send.
 func TestS003_08_ChangedConnectionFailsClosed(t *testing.T) {
+	t.Parallel()
 	e := newSupEnv(t)
 	ctx := context.Background()
 	src, _ := e.storedSource("hello")

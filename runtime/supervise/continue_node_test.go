@@ -13,6 +13,7 @@ import (
 // allows: a missing resume command leaves the node readable without continue, and continue
 // is refused before anything is read from the node.
 func TestS003_18_NodeContinueNeedsAllThreeCommandsAdvertisedAndAllowed(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		commands  []string
@@ -53,6 +54,7 @@ func TestS003_18_NodeContinueNeedsAllThreeCommandsAdvertisedAndAllowed(t *testin
 
 // Scenario: S003-18 — an active node source offers no continue; a non-listed one is not found.
 func TestS003_18_NodeContinueNeedsAnIdleOrStoredListedSource(t *testing.T) {
+	t.Parallel()
 	rows := []map[string]any{nodeRow(500), nodeRow(501)}
 	rows[0]["status"] = map[string]any{"type": "active", "activeFlags": []string{}}
 	node := startTestNode(t, rows, api.NodeCommands...)

@@ -10,6 +10,7 @@ import (
 
 // The history pages like any messages view: newest page first, oldest first within a page.
 func TestMirrorPagesNewestFirst(t *testing.T) {
+	t.Parallel()
 	var msgs []model.Message
 	for i := range 5 {
 		msgs = append(msgs, model.Message{Role: model.RoleUser, Text: strconv.Itoa(i)})

@@ -45,6 +45,7 @@ func FuzzDecodeListCursor(f *testing.F) {
 // Rows sort by the chosen time, ties broken by id in the same direction, so pages never
 // repeat or skip a row.
 func TestListOrderBreaksTiesByID(t *testing.T) {
+	t.Parallel()
 	at := time.Unix(100, 0)
 	row := func(id string, created time.Time) listRow {
 		return listRow{info: model.ThreadInfo{ID: id, CreatedAt: created, UpdatedAt: at}, recency: created}

@@ -212,6 +212,7 @@ var errBusy = model.Errorf(model.CodeThreadBusy, "wait", "thread is running a tu
 // Scenario: S000-31 (S001-04) — a watch becomes unreadable 60 s after its reads began to
 // fail, not earlier; a confirmed missing thread is notFound.
 func TestS000_31_UnreadableAfter60sOfFailedReadsNotFoundWhenGone(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	v.sender.def = errBusy
 	w, gone := newID(), newID()
@@ -247,6 +248,7 @@ func TestS000_31_UnreadableAfter60sOfFailedReadsNotFoundWhenGone(t *testing.T) {
 // Scenario: S000-34 (S001-07) — a busy recipient is retried after BusyRetry; a busy answer
 // is never taken for a delivery.
 func TestS000_34_BusyRecipientRetriedAfterBusyRetry(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	w, r := newID(), newID()
 	v.reader.set(w, running("turn-1"))
@@ -278,6 +280,7 @@ func TestS000_34_BusyRecipientRetriedAfterBusyRetry(t *testing.T) {
 // backoff inside the window (a command that cannot start, an explicit refusal by the App
 // Server); a missing or read-only recipient is given up at once.
 func TestS000_35_NotStartedRetriedGoneOrReadOnlyGivenUp(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	notStarted := harness.NotStarted(model.Errorf(model.CodeFailedPrecondition, "check the command", "harness x cannot start its command: no such file"))
 	refused := harness.NotStarted(model.Errorf(model.CodeInternal, "see the log", "turn/start: invalid request"))
@@ -332,6 +335,7 @@ func TestS000_35_NotStartedRetriedGoneOrReadOnlyGivenUp(t *testing.T) {
 
 // Scenario: S000-36 (S001-09) — a failure that cannot prove no turn started is not retried.
 func TestS000_36_UnknownOutcomeIsNotRetried(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	w, r := newID(), newID()
 	v.reader.set(w, running("turn-1"))
@@ -358,6 +362,7 @@ func TestS000_36_UnknownOutcomeIsNotRetried(t *testing.T) {
 // terminal state during the downtime is reported with that state, even past the deadline.
 // (Its turn is not one the restart cut short, so the S001-16 rule does not apply.)
 func TestS000_40_StoppedDuringDowntimeRealStatusPastDeadline(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	v.sender.def = errBusy
 	w := newID()
@@ -380,6 +385,7 @@ func TestS000_40_StoppedDuringDowntimeRealStatusPastDeadline(t *testing.T) {
 // Scenario: S000-41 (S001-14) — the deadline is absolute: a thread still running after downtime that
 // crossed the deadline is timedOut at the first evaluation.
 func TestS000_41_StillRunningPastDeadlineAfterDowntimeTimesOut(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	v.sender.def = errBusy
 	w := newID()
@@ -399,6 +405,7 @@ func TestS000_41_StillRunningPastDeadlineAfterDowntimeTimesOut(t *testing.T) {
 // cannot be reopened after the grace is interrupted too, not notFound; one still running at
 // the first read is later reported by its real status.
 func TestS001_16_RunningAtRestartIsInterrupted(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	v.sender.def = errBusy
 	recovered, lost, still := newID(), newID(), newID()
@@ -445,6 +452,7 @@ func TestS001_16_RunningAtRestartIsInterrupted(t *testing.T) {
 // unreadable or notFound) and do not spin the engine on a passed deadline; a restored
 // notification waits for its recipient until the grace is over.
 func TestS000_42_RestartGraceSettlesNothing(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	v.sender.def = errBusy
 	w, r := newID(), newID()
@@ -464,15 +472,16 @@ func TestS000_42_RestartGraceSettlesNothing(t *testing.T) {
 	v.sender.failTo(string(w), harness.NotStarted(model.Errorf(model.CodeThreadNotFound, "check", "no thread %s", w)))
 	v.open()
 
-	// Run the engine on a frozen clock: the passed deadline must not make it read in a loop.
-	ctx, cancel := context.WithCancel(context.Background())
+	// On a frozen clock the passed deadline must not make the engine read in a loop: Run
+	// sleeps until the time Step returns, so a time at or just after now would spin it.
 	before := v.reader.reads.Load()
-	go v.e.Run(ctx)
-	time.Sleep(200 * time.Millisecond)
-	cancel()
-	v.e.Wait()
+	now := v.clock.Now()
+	next := v.e.Step(context.Background())
 	if n := v.reader.reads.Load() - before; n > 5 {
-		t.Fatalf("%d reads within 200 ms on a frozen clock during the grace", n)
+		t.Fatalf("%d reads in one step on a frozen clock during the grace", n)
+	}
+	if next.IsZero() || next.Sub(now) < time.Second {
+		t.Fatalf("during the grace the engine asks to run again %v after now (at %v)", next.Sub(now), next)
 	}
 	v.want(reg.ID, model.WatchWatching, "")
 	if got := v.want(p.ID, model.WatchPending, model.ResultCompleted); got.Reason != "" {
@@ -498,6 +507,7 @@ func TestS000_42_RestartGraceSettlesNothing(t *testing.T) {
 // Scenario: S000-42 (S001-15) — with reads failing since the restart, `unreadable` comes 60 s after the
 // 5-minute grace expired, whenever the reads happened.
 func TestS000_42_UnreadableCountsFromGraceExpiry(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	v.sender.def = errBusy
 	w := newID()
@@ -524,6 +534,7 @@ func TestS000_42_UnreadableCountsFromGraceExpiry(t *testing.T) {
 // Scenario: S000-35 (S001-08) — a new notification to a recipient that is gone is given up at
 // once, even in the first minutes of a runtime: the restart grace is for restored ones only.
 func TestS000_35_NewNotificationToGoneRecipientGivenUpAtOnce(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	w, r := newID(), newID()
 	v.reader.set(w, running("turn-1"))
@@ -538,6 +549,7 @@ func TestS000_35_NewNotificationToGoneRecipientGivenUpAtOnce(t *testing.T) {
 // Scenario: S000-44 (S001-18) — a delivery that had started when the runtime died is due again after the
 // restart; the text reports status and link only.
 func TestS000_44_DeliveringIsDeliveredAgainAfterRestart(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	w, r := newID(), newID()
 	rec := model.Watch{V: 1, ID: uuid.NewString(), Thread: w, Notify: string(r), State: model.WatchDelivering,
@@ -574,6 +586,7 @@ func TestS000_44_DeliveringIsDeliveredAgainAfterRestart(t *testing.T) {
 // Threads this runtime runs report every change as an event, so their reconciliation read is
 // rare; threads of other processes are re-read at the normal rate.
 func TestReconciliationRateFollowsOwnership(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	owned, foreign := newID(), newID()
 	ownedState := running("turn-owned")

@@ -29,6 +29,7 @@ func (v *testEnv) queueMessage(recipient model.ThreadID, name, text string) mode
 // Scenario: S002-10 — a queued message takes the notification path: busy → pending, retried,
 // merged with the recipient's other pending notifications, its file removed when delivered.
 func TestS002_10_QueuedMessageRetriedAndMergedWithNotifications(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	dir := filepath.Join(t.TempDir(), "messages")
 	e, err := Open(Options{Store: v.st, Read: v.reader.read, Send: v.sender.send, Now: v.clock.Now, MessageDir: dir})
@@ -71,6 +72,7 @@ func TestS002_10_QueuedMessageRetriedAndMergedWithNotifications(t *testing.T) {
 }
 
 func TestWriteMessageRefusesPaths(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	e, _ := Open(Options{Store: v.st, Read: v.reader.read, Send: v.sender.send, Now: v.clock.Now, MessageDir: t.TempDir()})
 	for _, name := range []string{"", "../x", "a/b", ".hidden"} {

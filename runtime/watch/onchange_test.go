@@ -14,6 +14,7 @@ import (
 // Every state change of a watch is told to OnChange, so that views of the watches follow
 // them by event: here registered, then pending, delivering and finally undeliverable.
 func TestOnChangeIsToldOfEveryWatchStateChange(t *testing.T) {
+	t.Parallel()
 	v := newTestEnv(t)
 	var mu sync.Mutex
 	var states []string
