@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,8 +19,10 @@ import (
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/approvals"
 	"github.com/codexhost/codexhost/runtime/appserver"
-	"github.com/codexhost/codexhost/runtime/catalog"
+	"github.com/codexhost/codexhost/runtime/auth"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/fleet"
+	"github.com/codexhost/codexhost/runtime/follow"
 	"github.com/codexhost/codexhost/runtime/harness"
 	"github.com/codexhost/codexhost/runtime/marker"
 	"github.com/codexhost/codexhost/runtime/nodeserve"
@@ -61,15 +62,16 @@ type Host struct {
 	store        *store.Store
 	server       *api.Server
 	runtimeToken string          // the runtime's own, for callers inside this process
-	agents       *harness.Tokens // the tokens of agents, each bound to a thread (runtime/agents.go)
+	agents       *harness.Tokens // the tokens of agents, each bound to a thread
+	auth         *auth.Authenticator
 
 	epMu      sync.Mutex
 	endpoints []string
 
 	// A follower forwards every request to the runtime holding the home until it takes the
-	// store over (runtime/follow.go). promoted receives once: nil when the host is (or
-	// became) the primary, else why taking over failed.
-	follower   atomic.Pointer[follower]
+	// store over (runtime/follow). promoted receives once: nil when the host is (or became)
+	// the primary, else why taking over failed.
+	follower   atomic.Pointer[follow.Follower]
 	promoted   chan error
 	stopFollow context.CancelFunc
 	followDone chan struct{}
@@ -95,12 +97,12 @@ type Host struct {
 	// stopApprovals ends the approvals' expiry sweep.
 	stopApprovals context.CancelFunc
 
-	catalog *catalog.Catalog // fleet catalog (runtime/catalog.go)
+	fleet *fleet.Service // the fleet catalog and its methods (runtime/fleet)
 
 	supervise *supervise.Service // supervised threads of continue (runtime/supervise, wired in runtime/supervise.go)
 
 	threads *threads.Service // the thread methods (runtime/threads, wired in runtime/threads.go)
-	// approvals holds native threads' approval requests (runtime/approvals_wire.go).
+	// approvals holds native threads' approval requests (runtime/approvals).
 	approvals *approvals.Registry
 
 	node *nodeserve.Server // this runtime as a paired node
@@ -144,12 +146,7 @@ func newHost(opts Options) *Host {
 	}
 	h := &Host{opts: opts, runtimeToken: config.NewToken(), agents: harness.NewTokens(), subs: map[int]func(api.Event){},
 		promoted: make(chan error, 1)}
-	h.node = nodeserve.New(nodeserve.Options{Native: nativeOfHost{h}, Config: h.config, Lookup: envLookup(opts.Environ),
-		Home: opts.Home, Version: opts.Version, Now: opts.Now})
-	h.supervise = h.newSupervise()
-	h.threads = h.newThreads()
-	h.approvals = h.newApprovals()
-	h.routes = h.newRoutes()
+	h.wire() // runtime/wire.go
 	return h
 }
 
@@ -158,8 +155,8 @@ func (h *Host) listen() error {
 	if err := h.reloadConfig(); err != nil {
 		return err
 	}
-	h.server = api.NewServer(h, api.ServerOptions{Version: h.opts.Version, Log: h.opts.Log, InflightLimit: inflightLimit,
-		PrincipalLimits: principalLimits})
+	h.server = api.NewServer(h, api.ServerOptions{Version: h.opts.Version, Log: h.opts.Log, InflightLimit: auth.InflightLimit,
+		PrincipalLimits: auth.PrincipalLimits})
 	if h.opts.Listen != "" {
 		tcpEndpoint, err := h.server.ListenTCP(h.opts.Listen)
 		if err != nil {
@@ -175,7 +172,7 @@ func (h *Host) listen() error {
 // the harnesses and the watch engine, which restores every watch of the home.
 func (h *Host) takeStore(st *store.Store) error {
 	h.store = st
-	h.removeOperatorTokenFile()
+	auth.RemoveOperatorTokenFile(h.opts.Home, h.logf)
 	unixEndpoint, err := h.server.ListenUnix(filepath.Join(h.opts.Home, SocketName))
 	if err != nil {
 		return err
@@ -188,7 +185,7 @@ func (h *Host) takeStore(st *store.Store) error {
 	h.threads.Start(threads.Deps{Store: h.store, Harnesses: harnessRegistry{h}})
 	sweep, stop := context.WithCancel(context.Background())
 	h.stopApprovals = stop
-	go h.runApprovalSweep(sweep)
+	go h.approvals.RunSweep(sweep)
 	if err := h.startWatches(); err != nil {
 		return err
 	}
@@ -221,13 +218,16 @@ func (h *Host) startHarnesses(endpoint string) error {
 		Now:         h.opts.Now,
 		Conn:        conn,
 		ThreadTools: cfg.AppServer.ThreadTools,
-		Approvals:   h.askApproval,
+		Approvals:   h.approvals.Ask,
 		Approval:    cfg.AppServer.Approval,
-		Hide:        h.threadSecrets,
-		SecretEnv:   providerKeys,
+		Hide: func() []string {
+			homes := append([]string{defaultCodexHome(envLookup(h.opts.Environ))}, h.config().Catalog.CodexHomes...)
+			return harness.Secrets(h.opts.Home, SocketName, homes)
+		},
+		SecretEnv: providerKeys,
 	})
 	h.harnesses[model.NativeHarness] = h.native
-	if err := h.startCatalog(cfg, appEnv, logDir); err != nil {
+	if err := h.fleet.Start(h.native, appEnv, logDir); err != nil {
 		return err
 	}
 	if err := h.startSupervision(cfg, appEnv, logDir); err != nil {
@@ -252,16 +252,11 @@ func (h *Host) startHarnesses(endpoint string) error {
 	return nil
 }
 
-func envLookup(environ []string) func(string) string {
-	return func(key string) string {
-		for i := len(environ) - 1; i >= 0; i-- {
-			if k, v, ok := strings.Cut(environ[i], "="); ok && k == key {
-				return v
-			}
-		}
-		return ""
-	}
-}
+// The runtime's environment, as harnesses read theirs.
+var (
+	envLookup        = harness.Lookup
+	defaultCodexHome = harness.DefaultCodexHome
+)
 
 // Serve accepts connections until ctx ends or Close is called.
 func (h *Host) Serve(ctx context.Context) error { return h.server.Serve(ctx) }
@@ -305,9 +300,7 @@ func (h *Host) Close() error {
 		h.stopWatch()
 		h.watch.Wait()
 	}
-	if h.catalog != nil {
-		errs = append(errs, h.catalog.Close())
-	}
+	errs = append(errs, h.fleet.Close())
 	errs = append(errs, h.supervise.Close())
 	h.closeHandoffs()
 	if h.stopPrestart != nil {
@@ -375,7 +368,7 @@ func (h *Host) SubscribeCaller(ctx context.Context, caller api.Caller, fn func(a
 	fn = withContentPolicy(caller, fn) // conversation text: runtime/eventcontent.go
 	visible := h.threads.VisibleTo(caller, h.currentConfig().Grant(caller.Client))
 	if f := h.follower.Load(); f != nil && visible != nil {
-		visible = func(id model.ThreadID) bool { return f.visible(ctx, caller, id) }
+		visible = func(id model.ThreadID) bool { return f.Visible(ctx, caller, id) }
 	}
 	if visible == nil {
 		h.Subscribe(ctx, fn)
@@ -418,12 +411,15 @@ func (h *Host) publish(ev api.Event) {
 // onHarnessEvent keeps records in step with threads and fans the change out, under the
 // supervised id too when the thread is a supervised thread's canonical one.
 func (h *Host) onHarnessEvent(ev harness.Event) {
-	if ev.Delta != nil {
-		h.onDelta(ev) // runtime/stream.go
+	if d := ev.Delta; d != nil {
+		// A fragment of assistant text touches no record and no watch, and never enters the
+		// store; who receives it: runtime/eventcontent.go.
+		h.publish(api.DeltaEvent(string(ev.Thread), ev.Status, ev.TurnID, api.ThreadDelta{ItemID: d.ItemID, Text: d.Text, Seq: d.Seq}))
+		h.supervise.OnEvent(ev)
 		return
 	}
 	if ev.Usage != nil {
-		h.onUsage(ev) // runtime/usage.go; before the turn's end is told, so a reader sees it
+		h.threads.RecordUsage(ev, h.eventTime(ev)) // before the turn's end is told, so a reader sees it
 		if ev.TurnStatus == "" {
 			return
 		}
@@ -438,10 +434,10 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 				fmt.Fprintf(h.opts.Log, "delegation status of %s: %v\n", ev.Thread, err)
 			}
 		}
-		h.catalogObserve(ev.Thread, ev.Status)
+		h.fleet.Observe(ev.Thread, ev.Status)
 		h.recordEvent(ev.Thread, ev)
 		h.markersEvent(ev)
-		h.approvalsEvent(ev)
+		h.approvals.TurnEnded(string(ev.Thread), ev.TurnStatus)
 	}
 	h.supervise.OnEvent(ev)
 }
@@ -489,7 +485,7 @@ func delegationStatus(turnStatus string) string {
 // A follower passes every request to the runtime holding the home, whose table decides.
 func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, params json.RawMessage) (any, error) {
 	if f := h.follower.Load(); f != nil {
-		return f.forward(ctx, caller, method, params)
+		return f.Forward(ctx, caller, method, params)
 	}
 	return h.routes.Dispatch(ctx, caller, method, params)
 }

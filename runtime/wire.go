@@ -1,0 +1,106 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/codexhost/codexhost/model"
+	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/approvals"
+	"github.com/codexhost/codexhost/runtime/auth"
+	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/fleet"
+	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/runtime/nodeserve"
+	"github.com/codexhost/codexhost/runtime/supervise"
+	"github.com/codexhost/codexhost/runtime/threads"
+	"github.com/codexhost/codexhost/runtime/watch"
+)
+
+// wire makes the capabilities, each with what it reads and reports to, so that their routes
+// are in the table from the start; each starts on the store and the harnesses once the host
+// holds its home (takeStore).
+func (h *Host) wire() {
+	o := h.opts
+	h.auth = &auth.Authenticator{RuntimeToken: h.runtimeToken, Agents: h.agents, Config: h.currentConfig}
+	h.node = nodeserve.New(nodeserve.Options{Native: nativeOfHost{h}, Config: h.config, Lookup: envLookup(o.Environ),
+		Home: o.Home, Version: o.Version, Now: o.Now})
+	h.supervise = supervise.New(supervise.Options{Record: h.recordEvent, Publish: h.publish,
+		Decorate: func(info *model.ThreadInfo) { h.threads.Decorate(info) }, Now: o.Now, Log: o.Log})
+	h.threads = threads.New(threads.Options{Supervised: h.supervise, Watch: func() *watch.Engine { return h.watch },
+		Subscribe: h.Subscribe, Publish: h.publish, Config: h.config, OnCancel: h.markersAuthorCancelled, Now: o.Now, Log: o.Log})
+	// Every change of an approval is published under the asking thread, so only who may see
+	// the thread sees it.
+	h.approvals = approvals.New(approvals.Options{Now: o.Now,
+		Policy: func() (string, time.Duration) { c := h.config().Approvals; return c.Owner, c.Timeout.Duration },
+		OnChange: func(a model.Approval) {
+			h.publish(api.Event{Type: api.EventApproval, Thread: a.ThreadID, Status: a.State, TurnID: a.TurnID, Approval: &a})
+		}})
+	h.fleet = fleet.New(fleet.Options{Home: o.Home, Environ: o.Environ, OneShot: o.OneShot, Config: h.config, Start: h.appServerStart,
+		Links: h.supervise, Now: o.Now, Log: o.Log,
+		Archived: func(ctx context.Context, id model.ThreadID) *model.MarkerCleanup {
+			h.agents.End(id)
+			return h.markerThreadArchived(ctx, id)
+		}})
+	h.routes = h.newRoutes()
+}
+
+// startSupervision runs the supervised threads on the catalog, the native harness and, for
+// branches of extra Codex homes, an App Server of their home started on first use.
+func (h *Host) startSupervision(cfg *config.Config, appEnv []string, logDir string) error {
+	cat, err := h.fleet.Catalog()
+	if err != nil {
+		return err
+	}
+	codexBin := cfg.CodexBin
+	return h.supervise.Start(supervise.Deps{Store: h.store, Catalog: cat, Native: h.native, CodexHomes: cfg.Catalog.CodexHomes,
+		Dir: filepath.Join(h.opts.Home, supervise.DirName),
+		StartNative: func(hostID, home string, onEvent func(harness.Event)) *harness.Native {
+			logName := filepath.Join(logDir, "app-server-supervise-"+strings.ReplaceAll(hostID, ":", "-")+".log")
+			return harness.NewNative(harness.NativeOptions{Start: h.appServerStart(codexBin, harness.WithVar(appEnv, "CODEX_HOME", home), logName),
+				OnEvent: onEvent, Now: h.opts.Now})
+		}})
+}
+
+// runtimeInfo is what runtime.info answers.
+func (h *Host) runtimeInfo() api.RuntimeInfo {
+	return api.RuntimeInfo{Version: h.opts.Version, Home: h.opts.Home, Endpoints: h.Endpoints(), Pid: os.Getpid()}
+}
+
+// Threads is the host's thread capability (for in-process callers such as tests).
+func (h *Host) Threads() *threads.Service { return h.threads }
+
+// harnessRegistry is the host's harnesses as the thread capability and the marker wiring see
+// them.
+type harnessRegistry struct{ h *Host }
+
+func (r harnessRegistry) Harness(name string) (harness.Harness, bool) {
+	hs, ok := r.h.harnesses[name]
+	return hs, ok
+}
+
+func (r harnessRegistry) Native() *harness.Native { return r.h.native }
+
+// Names lists the registered harnesses, native first, then by name.
+func (r harnessRegistry) Names() []string {
+	names := make([]string, 0, len(r.h.harnesses))
+	for name := range r.h.harnesses {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := names[i], names[j]
+		if (a == model.NativeHarness) != (b == model.NativeHarness) {
+			return a == model.NativeHarness
+		}
+		return a < b
+	})
+	return names
+}
+
+// WarmCatalog starts reading the catalog's hosts ahead in the background, so that the first
+// search of a lasting runtime (serve) is served from memory. Runtimes of one command skip it.
+func (h *Host) WarmCatalog() { h.fleet.Warm() }
