@@ -5,7 +5,6 @@ import (
 	"errors"
 	"path/filepath"
 
-	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/follow"
 	"github.com/codexhost/codexhost/store"
@@ -75,6 +74,3 @@ func (h *Host) AuthenticatePeer(token string, peer api.Peer) (api.Caller, error)
 
 // Authenticate accepts a token alone, where no connection exists (runtime/auth).
 func (h *Host) Authenticate(token string) (api.Caller, bool) { return h.auth.Token(token) }
-
-// AgentToken is the token of thread id's processes (tests connect as its agent with it).
-func (h *Host) AgentToken(id model.ThreadID) string { return h.agents.ForThread(id) }

@@ -36,6 +36,9 @@ import (
 // SocketName is the runtime's Unix socket inside the home.
 const SocketName = api.SocketName
 
+// prestartTimeout bounds the App Server start begun with the runtime (Options.AppServer).
+const prestartTimeout = time.Minute
+
 // Options configure a Host.
 type Options struct {
 	Home    string
@@ -50,7 +53,7 @@ type Options struct {
 	// command's exit would cut short, and keeps what it read (the catalog's title index).
 	OneShot bool
 	// AppServer starts the native App Server with the runtime rather than on first use: the
-	// one command this runtime serves needs it (prestart.go).
+	// one command this runtime serves needs it (harness.Native.Prestart).
 	AppServer bool
 	Now       func() time.Time
 	Log       io.Writer
@@ -65,8 +68,7 @@ type Host struct {
 	agents       *harness.Tokens // the tokens of agents, each bound to a thread
 	auth         *auth.Authenticator
 
-	epMu      sync.Mutex
-	endpoints []string
+	endpoints endpointList
 
 	// A follower forwards every request to the runtime holding the home until it takes the
 	// store over (runtime/follow). promoted receives once: nil when the host is (or became)
@@ -76,9 +78,7 @@ type Host struct {
 	stopFollow context.CancelFunc
 	followDone chan struct{}
 
-	cfgMu    sync.Mutex
-	cfg      *config.Config
-	cfgStamp time.Time
+	live *config.Live // config.toml, reread when it changed
 
 	harnesses map[string]harness.Harness
 	native    *harness.Native
@@ -146,13 +146,14 @@ func newHost(opts Options) *Host {
 	}
 	h := &Host{opts: opts, runtimeToken: config.NewToken(), agents: harness.NewTokens(), subs: map[int]func(api.Event){},
 		promoted: make(chan error, 1)}
+	h.live = config.NewLive(opts.Home, h.logf)
 	h.wire() // runtime/wire.go
 	return h
 }
 
 // listen loads the config and starts the server with its TCP listener, which both roles have.
 func (h *Host) listen() error {
-	if err := h.reloadConfig(); err != nil {
+	if err := h.live.Reload(); err != nil {
 		return err
 	}
 	h.server = api.NewServer(h, api.ServerOptions{Version: h.opts.Version, Log: h.opts.Log, InflightLimit: auth.InflightLimit,
@@ -163,7 +164,7 @@ func (h *Host) listen() error {
 			_ = h.server.Close()
 			return err
 		}
-		h.setEndpoints(append(h.Endpoints(), tcpEndpoint))
+		h.endpoints.set(append(h.Endpoints(), tcpEndpoint))
 	}
 	return nil
 }
@@ -177,11 +178,13 @@ func (h *Host) takeStore(st *store.Store) error {
 	if err != nil {
 		return err
 	}
-	h.setEndpoints(append([]string{unixEndpoint}, h.Endpoints()...))
+	h.endpoints.set(append([]string{unixEndpoint}, h.Endpoints()...))
 	if err := h.startHarnesses(unixEndpoint); err != nil {
 		return err
 	}
-	h.prestartAppServer()
+	if h.opts.AppServer && h.native != nil {
+		h.stopPrestart = h.native.Prestart(prestartTimeout)
+	}
 	h.threads.Start(threads.Deps{Store: h.store, Harnesses: harnessRegistry{h}})
 	sweep, stop := context.WithCancel(context.Background())
 	h.stopApprovals = stop
@@ -263,16 +266,24 @@ func (h *Host) Serve(ctx context.Context) error { return h.server.Serve(ctx) }
 
 // Endpoints are the addresses the runtime listens on (unix first; a follower has no unix
 // socket until it takes over).
-func (h *Host) Endpoints() []string {
-	h.epMu.Lock()
-	defer h.epMu.Unlock()
-	return append([]string(nil), h.endpoints...)
+func (h *Host) Endpoints() []string { return h.endpoints.get() }
+
+// endpointList is the listening addresses, set as listeners start.
+type endpointList struct {
+	mu  sync.Mutex
+	eps []string
 }
 
-func (h *Host) setEndpoints(eps []string) {
-	h.epMu.Lock()
-	defer h.epMu.Unlock()
-	h.endpoints = eps
+func (l *endpointList) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.eps...)
+}
+
+func (l *endpointList) set(eps []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.eps = eps
 }
 
 // RuntimeToken is handed to processes the host starts; tests use it to connect as one.
@@ -319,32 +330,8 @@ func (h *Host) logf(format string, args ...any) {
 	fmt.Fprintf(h.opts.Log, format+"\n", args...)
 }
 
-func (h *Host) config() *config.Config {
-	h.cfgMu.Lock()
-	defer h.cfgMu.Unlock()
-	return h.cfg
-}
-
-// reloadConfig rereads config.toml when it changed, so clients added with `codexhost client
-// add` work without a restart. Harness changes need a restart.
-func (h *Host) reloadConfig() error {
-	path := filepath.Join(h.opts.Home, config.FileName)
-	var stamp time.Time
-	if st, err := os.Stat(path); err == nil {
-		stamp = st.ModTime()
-	}
-	h.cfgMu.Lock()
-	defer h.cfgMu.Unlock()
-	if h.cfg != nil && stamp.Equal(h.cfgStamp) {
-		return nil
-	}
-	cfg, err := config.Load(h.opts.Home)
-	if err != nil {
-		return err
-	}
-	h.cfg, h.cfgStamp = cfg, stamp
-	return nil
-}
+// config is config.toml as last read; live rereads it when it changed (runtime/config).
+func (h *Host) config() *config.Config { return h.live.Get() }
 
 // Subscribe registers fn for runtime events until ctx ends.
 func (h *Host) Subscribe(ctx context.Context, fn func(api.Event)) {
@@ -365,8 +352,8 @@ func (h *Host) Subscribe(ctx context.Context, fn func(api.Event)) {
 // operators; for a client without operator.read, the events of its own principal's threads
 // and its own event log, so that no client learns ids it was never given.
 func (h *Host) SubscribeCaller(ctx context.Context, caller api.Caller, fn func(api.Event)) {
-	fn = withContentPolicy(caller, fn) // conversation text: runtime/eventcontent.go
-	visible := h.threads.VisibleTo(caller, h.currentConfig().Grant(caller.Client))
+	fn = api.WithContentPolicy(caller, fn) // conversation text: runtime/api/eventcontent.go
+	visible := h.threads.VisibleTo(caller, h.live.Current().Grant(caller.Client))
 	if f := h.follower.Load(); f != nil && visible != nil {
 		visible = func(id model.ThreadID) bool { return f.Visible(ctx, caller, id) }
 	}
@@ -413,13 +400,13 @@ func (h *Host) publish(ev api.Event) {
 func (h *Host) onHarnessEvent(ev harness.Event) {
 	if d := ev.Delta; d != nil {
 		// A fragment of assistant text touches no record and no watch, and never enters the
-		// store; who receives it: runtime/eventcontent.go.
+		// store; who receives it: runtime/api/eventcontent.go.
 		h.publish(api.DeltaEvent(string(ev.Thread), ev.Status, ev.TurnID, api.ThreadDelta{ItemID: d.ItemID, Text: d.Text, Seq: d.Seq}))
 		h.supervise.OnEvent(ev)
 		return
 	}
 	if ev.Usage != nil {
-		h.threads.RecordUsage(ev, h.eventTime(ev)) // before the turn's end is told, so a reader sees it
+		h.threads.RecordUsage(ev, eventTime(ev, h.opts.Now)) // before the turn's end is told, so a reader sees it
 		if ev.TurnStatus == "" {
 			return
 		}
@@ -428,7 +415,7 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 		// Only the transcript changed: no record to update and no stop to evaluate.
 		h.publish(api.Event{Type: api.EventThreadProgress, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID})
 	} else {
-		ev.At = h.eventTime(ev) // one time for the delegation, the records and the watches
+		ev.At = eventTime(ev, h.opts.Now) // one time for the delegation, the records and the watches
 		if status := delegationStatus(ev.TurnStatus); status != "" {
 			if err := h.store.SetDelegationStatus(ev.Thread, status, ev.At); err != nil {
 				fmt.Fprintf(h.opts.Log, "delegation status of %s: %v\n", ev.Thread, err)
@@ -447,7 +434,7 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 func (h *Host) recordEvent(thread model.ThreadID, ev harness.Event) {
 	if ev.TurnStatus != "" {
 		if rec, err := h.store.Thread(thread); err == nil {
-			at := h.eventTime(ev)
+			at := eventTime(ev, h.opts.Now)
 			rec.UpdatedAt, rec.RecencyAt = at, at
 			if err := h.store.PutThread(rec); err != nil {
 				fmt.Fprintf(h.opts.Log, "thread record of %s: %v\n", thread, err)
@@ -460,9 +447,9 @@ func (h *Host) recordEvent(thread model.ThreadID, ev harness.Event) {
 	h.publish(api.Event{Type: api.EventThreadStatus, Thread: string(thread), Status: ev.Status, TurnID: ev.TurnID, TurnStatus: ev.TurnStatus})
 }
 
-func (h *Host) eventTime(ev harness.Event) time.Time {
+func eventTime(ev harness.Event, now func() time.Time) time.Time {
 	if ev.At.IsZero() {
-		return h.opts.Now()
+		return now()
 	}
 	return ev.At
 }
@@ -510,4 +497,9 @@ func (n nativeOfHost) Active() []model.ThreadID {
 		return nil
 	}
 	return n.h.native.Active()
+}
+
+func (n nativeOfHost) start(ctx context.Context) error {
+	_, err := n.Client(ctx)
+	return err
 }

@@ -63,7 +63,7 @@ func TestRootRegistersNoRouteOfItsOwn(t *testing.T) {
 		}
 	}
 	// The check sees a root handler: one written here is caught.
-	rootTable := route.NewTable(h.currentConfig, []route.Route{route.Spec[struct{}]{Method: "x.root", Policy: route.Everyone,
+	rootTable := route.NewTable(h.live.Current, []route.Route{route.Spec[struct{}]{Method: "x.root", Policy: route.Everyone,
 		Call: func(context.Context, route.Env, struct{}) (any, error) { return nil, nil }}.Route()})
 	if got := rootRoutes(rootTable); len(got) != 1 || !strings.HasPrefix(got[0], "x.root ← "+rootPackage+".") {
 		t.Errorf("a route served by the root is not found: %v", got)

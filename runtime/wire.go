@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -26,7 +25,7 @@ import (
 // holds its home (takeStore).
 func (h *Host) wire() {
 	o := h.opts
-	h.auth = &auth.Authenticator{RuntimeToken: h.runtimeToken, Agents: h.agents, Config: h.currentConfig}
+	h.auth = &auth.Authenticator{RuntimeToken: h.runtimeToken, Agents: h.agents, Config: h.live.Current}
 	h.node = nodeserve.New(nodeserve.Options{Native: nativeOfHost{h}, Config: h.config, Lookup: envLookup(o.Environ),
 		Home: o.Home, Version: o.Version, Now: o.Now})
 	h.supervise = supervise.New(supervise.Options{Record: h.recordEvent, Publish: h.publish,
@@ -64,11 +63,6 @@ func (h *Host) startSupervision(cfg *config.Config, appEnv []string, logDir stri
 			return harness.NewNative(harness.NativeOptions{Start: h.appServerStart(codexBin, harness.WithVar(appEnv, "CODEX_HOME", home), logName),
 				OnEvent: onEvent, Now: h.opts.Now})
 		}})
-}
-
-// runtimeInfo is what runtime.info answers.
-func (h *Host) runtimeInfo() api.RuntimeInfo {
-	return api.RuntimeInfo{Version: h.opts.Version, Home: h.opts.Home, Endpoints: h.Endpoints(), Pid: os.Getpid()}
 }
 
 // Threads is the host's thread capability (for in-process callers such as tests).
