@@ -99,9 +99,9 @@ type Host struct {
 
 	fleet *fleet.Service // the fleet catalog and its methods (runtime/fleet)
 
-	supervise *supervise.Service // supervised threads of continue (runtime/supervise, wired in runtime/supervise.go)
+	supervise *supervise.Service // supervised threads of continue (runtime/supervise, wired in runtime/wire.go)
 
-	threads *threads.Service // the thread methods (runtime/threads, wired in runtime/threads.go)
+	threads *threads.Service // the thread methods (runtime/threads, wired in runtime/wire.go)
 	// approvals holds native threads' approval requests (runtime/approvals).
 	approvals *approvals.Registry
 
