@@ -18,7 +18,6 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/approvals"
-	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/auth"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/fleet"
@@ -480,26 +479,4 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 // Authorize checks a method the API server serves itself (events.subscribe) against its policy.
 func (h *Host) Authorize(caller api.Caller, method string) error {
 	return h.routes.Authorize(caller, method)
-}
-
-// nativeOfHost reaches the native harness, which exists once the host holds the store.
-type nativeOfHost struct{ h *Host }
-
-func (n nativeOfHost) Client(ctx context.Context) (*appserver.Client, error) {
-	if n.h.native == nil {
-		return nil, model.Errorf(model.CodeAppServerUnavailable, "retry once the runtime holds its home", "the native harness is not running")
-	}
-	return n.h.native.Client(ctx)
-}
-
-func (n nativeOfHost) Active() []model.ThreadID {
-	if n.h.native == nil {
-		return nil
-	}
-	return n.h.native.Active()
-}
-
-func (n nativeOfHost) start(ctx context.Context) error {
-	_, err := n.Client(ctx)
-	return err
 }

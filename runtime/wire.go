@@ -10,6 +10,7 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/approvals"
+	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/auth"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/fleet"
@@ -98,3 +99,25 @@ func (r harnessRegistry) Names() []string {
 // WarmCatalog starts reading the catalog's hosts ahead in the background, so that the first
 // search of a lasting runtime (serve) is served from memory. Runtimes of one command skip it.
 func (h *Host) WarmCatalog() { h.fleet.Warm() }
+
+// nativeOfHost reaches the native harness, which exists once the host holds the store.
+type nativeOfHost struct{ h *Host }
+
+func (n nativeOfHost) Client(ctx context.Context) (*appserver.Client, error) {
+	if n.h.native == nil {
+		return nil, model.Errorf(model.CodeAppServerUnavailable, "retry once the runtime holds its home", "the native harness is not running")
+	}
+	return n.h.native.Client(ctx)
+}
+
+func (n nativeOfHost) Active() []model.ThreadID {
+	if n.h.native == nil {
+		return nil
+	}
+	return n.h.native.Active()
+}
+
+func (n nativeOfHost) start(ctx context.Context) error {
+	_, err := n.Client(ctx)
+	return err
+}
