@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/codexhost/codexhost/model"
-	"github.com/codexhost/codexhost/runtime"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/backup"
 )
 
 func newBackupCmd() *cobra.Command {
@@ -63,7 +63,7 @@ func backupHome(ctx context.Context, home, path string) (api.StoreBackupResult, 
 	if !model.IsCode(err, model.CodeRuntimeUnreachable) {
 		return res, err
 	}
-	return runtime.BackupHome(home, path, time.Now())
+	return backup.Home(home, path, time.Now())
 }
 
 // dialLocalRuntime connects to the runtime on the home's socket as the home's operator client.
@@ -73,7 +73,7 @@ func dialLocalRuntime(ctx context.Context, home string) (*api.Client, error) {
 
 func newRestoreCmd() *cobra.Command {
 	var asJSON bool
-	var o runtime.RestoreOptions
+	var o backup.RestoreOptions
 	cmd := &cobra.Command{
 		Use:   "restore FILE [--replace] [--allow-empty] [--json]",
 		Short: "Put a backup written by `codexhost backup` in place of the home's database",
@@ -93,7 +93,7 @@ func newRestoreCmd() *cobra.Command {
 				return model.Errorf(model.CodeFailedPrecondition, "stop every codexhost runtime on this home (the terminal app, `codexhost serve`), then restore",
 					"a runtime is serving the home %s", home)
 			}
-			info, err := runtime.RestoreHome(home, args[0], o, time.Now())
+			info, err := backup.Restore(home, args[0], o, time.Now())
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/codexhost/codexhost/internal/table"
 	"github.com/codexhost/codexhost/model"
-	"github.com/codexhost/codexhost/runtime"
+	"github.com/codexhost/codexhost/runtime/backup"
 )
 
 // backupMaxAge is how old the last backup may get before doctor says so.
@@ -30,9 +30,9 @@ type doctorStore struct {
 // checkStore verifies the home's database (badger's table checksums, the MANIFEST) and the
 // age of its last backup at now.
 func checkStore(home string, now time.Time) doctorStore {
-	rep := runtime.VerifyStore(home)
+	rep := backup.Verify(home)
 	out := doctorStore{OK: rep.Error == nil, Path: rep.Dir, Held: rep.Held, Unlisted: rep.Unlisted, Error: rep.Error}
-	last, ok, err := runtime.LastBackup(home)
+	last, ok, err := backup.Last(home)
 	switch {
 	case err != nil:
 		out.BackupWarning = fmt.Sprintf("the record of the last backup cannot be read (%v); run `codexhost backup FILE`", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/lineage"
 )
 
 func newLineageCmd() *cobra.Command {
@@ -39,21 +40,10 @@ func printLineage(w io.Writer, res api.ThreadLineageResult) {
 	for _, n := range res.Nodes {
 		byID[n.Thread.ID] = n
 	}
-	var walk func(id, lead string, depth int, last bool)
-	walk = func(id, lead string, depth int, last bool) {
-		n, ok := byID[id]
-		if !ok {
-			return
-		}
-		branch, childLead := "", lead
-		if depth > 0 {
-			if last {
-				branch, childLead = lead+"└─ ", lead+"   "
-			} else {
-				branch, childLead = lead+"├─ ", lead+"│  "
-			}
-		}
-		line := branch + id
+	children := func(id string) ([]string, bool) { n, ok := byID[id]; return n.Children, ok }
+	for _, l := range lineage.Lines(res.Root, children, nil) {
+		n := byID[l.ID]
+		line := l.Prefix + l.ID
 		if n.Error != nil {
 			line += "  unreadable: " + n.Error.Message
 		} else {
@@ -71,15 +61,11 @@ func printLineage(w io.Writer, res api.ThreadLineageResult) {
 		if n.Marker != nil {
 			line += fmt.Sprintf("  ◆ marker gen %d", n.Marker.Generation)
 		}
-		if id == res.Focus {
+		if l.ID == res.Focus {
 			line += "  ◀"
 		}
 		fmt.Fprintln(w, line)
-		for i, ch := range n.Children {
-			walk(ch, childLead, depth+1, i == len(n.Children)-1)
-		}
 	}
-	walk(res.Root, "", 0, true)
 	if res.Usage != nil {
 		fmt.Fprintln(w, "tree usage: "+model.UsageLine(res.Usage))
 	}

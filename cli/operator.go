@@ -140,7 +140,7 @@ func (o *operatorCommand) callEvents(cmd *cobra.Command, method string, params, 
 }
 
 // prepareOperatorHome makes the home for the operator's first command. The operator has no
-// token: the home's socket recognises it by its user and process (runtime/agents.go).
+// token: the home's socket recognises it by its user and process (runtime/auth).
 func prepareOperatorHome(home string) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return model.Errorf(model.CodeFailedPrecondition, "check CODEXHOST_HOME", "create the home: %v", err)

@@ -56,10 +56,7 @@ func (th *testHost) useCatalog(specs []catalog.HostSpec) {
 	if err != nil {
 		th.t.Fatal(err)
 	}
-	if th.Host.catalog != nil {
-		_ = th.Host.catalog.Close()
-	}
-	th.Host.catalog = cat
+	th.Host.fleet.Use(cat)
 }
 
 func connSource(c catalog.Conn) catalog.Source {

@@ -634,7 +634,7 @@ func TestS000_09_ExternalTurnEnvironmentHasOnlyConnectionParameters(t *testing.T
 	want := map[string]string{
 		"CODEXHOST_CLI_PATH":         th.opts.CLIPath,
 		"CODEXHOST_RUNTIME_ENDPOINT": th.Endpoints()[0],
-		"CODEXHOST_RUNTIME_TOKEN":    th.AgentToken(model.ThreadID(res.Thread.ID)),
+		"CODEXHOST_RUNTIME_TOKEN":    th.agents.ForThread(model.ThreadID(res.Thread.ID)),
 		"CODEXHOST_THREAD_ID":        res.Thread.ID,
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {

@@ -149,7 +149,7 @@ func TestContentPolicyKeepsTextFromAgents(t *testing.T) {
 		{api.Caller{Kind: api.CallerNode, Client: "gw"}, []string{api.EventThreadStatus}},
 	} {
 		var got []string
-		fn := withContentPolicy(tc.caller, func(ev api.Event) { got = append(got, ev.Type) })
+		fn := api.WithContentPolicy(tc.caller, func(ev api.Event) { got = append(got, ev.Type) })
 		fn(delta)
 		fn(status)
 		if len(got) != len(tc.want) || got[len(got)-1] != api.EventThreadStatus || (len(tc.want) == 2 && got[0] != api.EventThreadDelta) {

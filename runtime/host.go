@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,9 +18,10 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/approvals"
-	"github.com/codexhost/codexhost/runtime/appserver"
-	"github.com/codexhost/codexhost/runtime/catalog"
+	"github.com/codexhost/codexhost/runtime/auth"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/fleet"
+	"github.com/codexhost/codexhost/runtime/follow"
 	"github.com/codexhost/codexhost/runtime/harness"
 	"github.com/codexhost/codexhost/runtime/marker"
 	"github.com/codexhost/codexhost/runtime/nodeserve"
@@ -34,6 +34,9 @@ import (
 
 // SocketName is the runtime's Unix socket inside the home.
 const SocketName = api.SocketName
+
+// prestartTimeout bounds the App Server start begun with the runtime (Options.AppServer).
+const prestartTimeout = time.Minute
 
 // Options configure a Host.
 type Options struct {
@@ -49,7 +52,7 @@ type Options struct {
 	// command's exit would cut short, and keeps what it read (the catalog's title index).
 	OneShot bool
 	// AppServer starts the native App Server with the runtime rather than on first use: the
-	// one command this runtime serves needs it (prestart.go).
+	// one command this runtime serves needs it (harness.Native.Prestart).
 	AppServer bool
 	Now       func() time.Time
 	Log       io.Writer
@@ -61,22 +64,20 @@ type Host struct {
 	store        *store.Store
 	server       *api.Server
 	runtimeToken string          // the runtime's own, for callers inside this process
-	agents       *harness.Tokens // the tokens of agents, each bound to a thread (runtime/agents.go)
+	agents       *harness.Tokens // the tokens of agents, each bound to a thread
+	auth         *auth.Authenticator
 
-	epMu      sync.Mutex
-	endpoints []string
+	endpoints endpointList
 
 	// A follower forwards every request to the runtime holding the home until it takes the
-	// store over (runtime/follow.go). promoted receives once: nil when the host is (or
-	// became) the primary, else why taking over failed.
-	follower   atomic.Pointer[follower]
+	// store over (runtime/follow). promoted receives once: nil when the host is (or became)
+	// the primary, else why taking over failed.
+	follower   atomic.Pointer[follow.Follower]
 	promoted   chan error
 	stopFollow context.CancelFunc
 	followDone chan struct{}
 
-	cfgMu    sync.Mutex
-	cfg      *config.Config
-	cfgStamp time.Time
+	live *config.Live // config.toml, reread when it changed
 
 	harnesses map[string]harness.Harness
 	native    *harness.Native
@@ -95,14 +96,14 @@ type Host struct {
 	// stopApprovals ends the approvals' expiry sweep.
 	stopApprovals context.CancelFunc
 
-	catalog *catalog.Catalog // fleet catalog (runtime/catalog.go)
+	fleet *fleet.Service // the fleet catalog and its methods (runtime/fleet)
 
-	supervise *supervise.Service // supervised threads of continue (runtime/supervise, wired in runtime/supervise.go)
+	supervise *supervise.Service // supervised threads of continue (runtime/supervise, wired in runtime/wire.go)
 
-	threads *threads.Service // the thread methods (runtime/threads, wired in runtime/threads.go)
-	// approvals holds native threads' approval requests (runtime/approvals_wire.go);
+	threads *threads.Service // the thread methods (runtime/threads, wired in runtime/wire.go)
+	// approvals holds native threads' approval requests (runtime/approvals).
+	approvals *approvals.Registry
 	// approvalsCtx ends with the holding of the store (lookups of lost approvals' outcomes).
-	approvals    *approvals.Registry
 	approvalsCtx atomic.Pointer[context.Context]
 
 	node *nodeserve.Server // this runtime as a paired node
@@ -146,29 +147,25 @@ func newHost(opts Options) *Host {
 	}
 	h := &Host{opts: opts, runtimeToken: config.NewToken(), agents: harness.NewTokens(), subs: map[int]func(api.Event){},
 		promoted: make(chan error, 1)}
-	h.node = nodeserve.New(nodeserve.Options{Native: nativeOfHost{h}, Config: h.config, Lookup: envLookup(opts.Environ),
-		Home: opts.Home, Version: opts.Version, Now: opts.Now})
-	h.supervise = h.newSupervise()
-	h.threads = h.newThreads()
-	h.approvals = h.newApprovals()
-	h.routes = h.newRoutes()
+	h.live = config.NewLive(opts.Home, h.logf)
+	h.wire() // runtime/wire.go
 	return h
 }
 
 // listen loads the config and starts the server with its TCP listener, which both roles have.
 func (h *Host) listen() error {
-	if err := h.reloadConfig(); err != nil {
+	if err := h.live.Reload(); err != nil {
 		return err
 	}
-	h.server = api.NewServer(h, api.ServerOptions{Version: h.opts.Version, Log: h.opts.Log, InflightLimit: inflightLimit,
-		PrincipalLimits: principalLimits})
+	h.server = api.NewServer(h, api.ServerOptions{Version: h.opts.Version, Log: h.opts.Log, InflightLimit: auth.InflightLimit,
+		PrincipalLimits: auth.PrincipalLimits})
 	if h.opts.Listen != "" {
 		tcpEndpoint, err := h.server.ListenTCP(h.opts.Listen)
 		if err != nil {
 			_ = h.server.Close()
 			return err
 		}
-		h.setEndpoints(append(h.Endpoints(), tcpEndpoint))
+		h.endpoints.set(append(h.Endpoints(), tcpEndpoint))
 	}
 	return nil
 }
@@ -177,23 +174,25 @@ func (h *Host) listen() error {
 // the harnesses and the watch engine, which restores every watch of the home.
 func (h *Host) takeStore(st *store.Store) error {
 	h.store = st
-	h.removeOperatorTokenFile()
+	auth.RemoveOperatorTokenFile(h.opts.Home, h.logf)
 	unixEndpoint, err := h.server.ListenUnix(filepath.Join(h.opts.Home, SocketName))
 	if err != nil {
 		return err
 	}
-	h.setEndpoints(append([]string{unixEndpoint}, h.Endpoints()...))
+	h.endpoints.set(append([]string{unixEndpoint}, h.Endpoints()...))
 	if err := h.startHarnesses(unixEndpoint); err != nil {
 		return err
 	}
-	h.prestartAppServer()
+	if h.opts.AppServer && h.native != nil {
+		h.stopPrestart = h.native.Prestart(prestartTimeout)
+	}
 	h.threads.Start(threads.Deps{Store: h.store, Harnesses: harnessRegistry{h}})
 	sweep, stop := context.WithCancel(context.Background())
 	h.stopApprovals = stop
 	if err := h.restoreApprovals(sweep); err != nil {
 		return err
 	}
-	go h.runApprovalSweep(sweep)
+	go h.approvals.RunSweep(sweep)
 	if err := h.startWatches(); err != nil {
 		return err
 	}
@@ -226,13 +225,16 @@ func (h *Host) startHarnesses(endpoint string) error {
 		Now:         h.opts.Now,
 		Conn:        conn,
 		ThreadTools: cfg.AppServer.ThreadTools,
-		Approvals:   h.askApproval,
+		Approvals:   h.approvals.Ask,
 		Approval:    cfg.AppServer.Approval,
-		Hide:        h.threadSecrets,
-		SecretEnv:   providerKeys,
+		Hide: func() []string {
+			homes := append([]string{defaultCodexHome(envLookup(h.opts.Environ))}, h.config().Catalog.CodexHomes...)
+			return harness.Secrets(h.opts.Home, SocketName, homes)
+		},
+		SecretEnv: providerKeys,
 	})
 	h.harnesses[model.NativeHarness] = h.native
-	if err := h.startCatalog(cfg, appEnv, logDir); err != nil {
+	if err := h.fleet.Start(h.native, appEnv, logDir); err != nil {
 		return err
 	}
 	if err := h.startSupervision(cfg, appEnv, logDir); err != nil {
@@ -257,32 +259,35 @@ func (h *Host) startHarnesses(endpoint string) error {
 	return nil
 }
 
-func envLookup(environ []string) func(string) string {
-	return func(key string) string {
-		for i := len(environ) - 1; i >= 0; i-- {
-			if k, v, ok := strings.Cut(environ[i], "="); ok && k == key {
-				return v
-			}
-		}
-		return ""
-	}
-}
+// The runtime's environment, as harnesses read theirs.
+var (
+	envLookup        = harness.Lookup
+	defaultCodexHome = harness.DefaultCodexHome
+)
 
 // Serve accepts connections until ctx ends or Close is called.
 func (h *Host) Serve(ctx context.Context) error { return h.server.Serve(ctx) }
 
 // Endpoints are the addresses the runtime listens on (unix first; a follower has no unix
 // socket until it takes over).
-func (h *Host) Endpoints() []string {
-	h.epMu.Lock()
-	defer h.epMu.Unlock()
-	return append([]string(nil), h.endpoints...)
+func (h *Host) Endpoints() []string { return h.endpoints.get() }
+
+// endpointList is the listening addresses, set as listeners start.
+type endpointList struct {
+	mu  sync.Mutex
+	eps []string
 }
 
-func (h *Host) setEndpoints(eps []string) {
-	h.epMu.Lock()
-	defer h.epMu.Unlock()
-	h.endpoints = eps
+func (l *endpointList) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.eps...)
+}
+
+func (l *endpointList) set(eps []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.eps = eps
 }
 
 // RuntimeToken is handed to processes the host starts; tests use it to connect as one.
@@ -310,9 +315,7 @@ func (h *Host) Close() error {
 		h.stopWatch()
 		h.watch.Wait()
 	}
-	if h.catalog != nil {
-		errs = append(errs, h.catalog.Close())
-	}
+	errs = append(errs, h.fleet.Close())
 	errs = append(errs, h.supervise.Close())
 	h.closeHandoffs()
 	if h.stopPrestart != nil {
@@ -331,32 +334,8 @@ func (h *Host) logf(format string, args ...any) {
 	fmt.Fprintf(h.opts.Log, format+"\n", args...)
 }
 
-func (h *Host) config() *config.Config {
-	h.cfgMu.Lock()
-	defer h.cfgMu.Unlock()
-	return h.cfg
-}
-
-// reloadConfig rereads config.toml when it changed, so clients added with `codexhost client
-// add` work without a restart. Harness changes need a restart.
-func (h *Host) reloadConfig() error {
-	path := filepath.Join(h.opts.Home, config.FileName)
-	var stamp time.Time
-	if st, err := os.Stat(path); err == nil {
-		stamp = st.ModTime()
-	}
-	h.cfgMu.Lock()
-	defer h.cfgMu.Unlock()
-	if h.cfg != nil && stamp.Equal(h.cfgStamp) {
-		return nil
-	}
-	cfg, err := config.Load(h.opts.Home)
-	if err != nil {
-		return err
-	}
-	h.cfg, h.cfgStamp = cfg, stamp
-	return nil
-}
+// config is config.toml as last read; live rereads it when it changed (runtime/config).
+func (h *Host) config() *config.Config { return h.live.Get() }
 
 // Subscribe registers fn for runtime events until ctx ends.
 func (h *Host) Subscribe(ctx context.Context, fn func(api.Event)) {
@@ -377,10 +356,10 @@ func (h *Host) Subscribe(ctx context.Context, fn func(api.Event)) {
 // operators; for a client without operator.read, the events of its own principal's threads
 // and its own event log, so that no client learns ids it was never given.
 func (h *Host) SubscribeCaller(ctx context.Context, caller api.Caller, fn func(api.Event)) {
-	fn = withContentPolicy(caller, fn) // conversation text: runtime/eventcontent.go
-	visible := h.threads.VisibleTo(caller, h.currentConfig().Grant(caller.Client))
+	fn = api.WithContentPolicy(caller, fn) // conversation text: runtime/api/eventcontent.go
+	visible := h.threads.VisibleTo(caller, h.live.Current().Grant(caller.Client))
 	if f := h.follower.Load(); f != nil && visible != nil {
-		visible = func(id model.ThreadID) bool { return f.visible(ctx, caller, id) }
+		visible = func(id model.ThreadID) bool { return f.Visible(ctx, caller, id) }
 	}
 	if visible == nil {
 		h.Subscribe(ctx, fn)
@@ -423,15 +402,18 @@ func (h *Host) publish(ev api.Event) {
 // onHarnessEvent keeps records in step with threads and fans the change out, under the
 // supervised id too when the thread is a supervised thread's canonical one.
 func (h *Host) onHarnessEvent(ev harness.Event) {
-	if ev.Delta != nil {
-		h.onDelta(ev) // runtime/stream.go
+	if d := ev.Delta; d != nil {
+		// A fragment of assistant text touches no record and no watch, and never enters the
+		// store; who receives it: runtime/api/eventcontent.go.
+		h.publish(api.DeltaEvent(string(ev.Thread), ev.Status, ev.TurnID, api.ThreadDelta{ItemID: d.ItemID, Text: d.Text, Seq: d.Seq}))
+		h.supervise.OnEvent(ev)
 		return
 	}
 	if ev.Usage != nil {
-		// runtime/usage.go; before the turn's end is told, so a reader sees it. A supervised
-		// thread's canonical one reports under the supervised id (supervise.OnEvent).
+		// Before the turn's end is told, so a reader sees it. A supervised thread's canonical
+		// one reports under the supervised id (supervise.OnEvent).
 		if !h.supervise.Canonical(ev.Thread) {
-			h.onUsage(ev)
+			h.recordUsage(ev)
 		}
 		if ev.TurnStatus == "" {
 			h.supervise.OnEvent(ev)
@@ -442,16 +424,16 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 		// Only the transcript changed: no record to update and no stop to evaluate.
 		h.publish(api.Event{Type: api.EventThreadProgress, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID})
 	} else {
-		ev.At = h.eventTime(ev) // one time for the delegation, the records and the watches
+		ev.At = eventTime(ev, h.opts.Now) // one time for the delegation, the records and the watches
 		if status := delegationStatus(ev.TurnStatus); status != "" {
 			if err := h.store.SetDelegationStatus(ev.Thread, status, ev.At); err != nil {
 				fmt.Fprintf(h.opts.Log, "delegation status of %s: %v\n", ev.Thread, err)
 			}
 		}
-		h.catalogObserve(ev.Thread, ev.Status)
+		h.fleet.Observe(ev.Thread, ev.Status)
 		h.recordEvent(ev.Thread, ev)
 		h.markersEvent(ev)
-		h.approvalsEvent(ev)
+		h.approvals.TurnEnded(string(ev.Thread), ev.TurnStatus)
 	}
 	h.supervise.OnEvent(ev)
 }
@@ -461,7 +443,7 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 func (h *Host) recordEvent(thread model.ThreadID, ev harness.Event) {
 	if ev.TurnStatus != "" {
 		if rec, err := h.store.Thread(thread); err == nil {
-			at := h.eventTime(ev)
+			at := eventTime(ev, h.opts.Now)
 			rec.UpdatedAt, rec.RecencyAt = at, at
 			if err := h.store.PutThread(rec); err != nil {
 				fmt.Fprintf(h.opts.Log, "thread record of %s: %v\n", thread, err)
@@ -474,9 +456,9 @@ func (h *Host) recordEvent(thread model.ThreadID, ev harness.Event) {
 	h.publish(api.Event{Type: api.EventThreadStatus, Thread: string(thread), Status: ev.Status, TurnID: ev.TurnID, TurnStatus: ev.TurnStatus})
 }
 
-func (h *Host) eventTime(ev harness.Event) time.Time {
+func eventTime(ev harness.Event, now func() time.Time) time.Time {
 	if ev.At.IsZero() {
-		return h.opts.Now()
+		return now()
 	}
 	return ev.At
 }
@@ -499,7 +481,7 @@ func delegationStatus(turnStatus string) string {
 // A follower passes every request to the runtime holding the home, whose table decides.
 func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, params json.RawMessage) (any, error) {
 	if f := h.follower.Load(); f != nil {
-		return f.forward(ctx, caller, method, params)
+		return f.Forward(ctx, caller, method, params)
 	}
 	return h.routes.Dispatch(ctx, caller, method, params)
 }
@@ -507,21 +489,4 @@ func (h *Host) Handle(ctx context.Context, caller api.Caller, method string, par
 // Authorize checks a method the API server serves itself (events.subscribe) against its policy.
 func (h *Host) Authorize(caller api.Caller, method string) error {
 	return h.routes.Authorize(caller, method)
-}
-
-// nativeOfHost reaches the native harness, which exists once the host holds the store.
-type nativeOfHost struct{ h *Host }
-
-func (n nativeOfHost) Client(ctx context.Context) (*appserver.Client, error) {
-	if n.h.native == nil {
-		return nil, model.Errorf(model.CodeAppServerUnavailable, "retry once the runtime holds its home", "the native harness is not running")
-	}
-	return n.h.native.Client(ctx)
-}
-
-func (n nativeOfHost) Active() []model.ThreadID {
-	if n.h.native == nil {
-		return nil
-	}
-	return n.h.native.Active()
 }

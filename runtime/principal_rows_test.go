@@ -45,8 +45,8 @@ func TestRoutingTablePrincipalRows(t *testing.T) {
 	botThread := delegate(t, th.as(asBot), api.DelegateStartParams{Harness: "shell", Task: "the bot's thread", Cwd: cwd}).Thread.ID
 	waitStopped(t, owner, target)
 	waitStopped(t, owner, ownerChild)
-	th.tokens[asOwnerAgent] = th.AgentToken(model.ThreadID(ownerChild))
-	th.tokens[asOtherAgent] = th.AgentToken(model.ThreadID(botThread))
+	th.tokens[asOwnerAgent] = th.agents.ForThread(model.ThreadID(ownerChild))
+	th.tokens[asOtherAgent] = th.agents.ForThread(model.ThreadID(botThread))
 
 	own := []string{asOwner, asOwnerAgent, asWriter, asAdmin, asOperator}
 	rows := []permissionCase{

@@ -1,120 +1,46 @@
 package runtime
 
 import (
-	"context"
 	"os"
 
-	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/approvals"
-	"github.com/codexhost/codexhost/runtime/catalog"
-	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/backup"
+	"github.com/codexhost/codexhost/runtime/codexsetup"
+	"github.com/codexhost/codexhost/runtime/compat"
+	"github.com/codexhost/codexhost/runtime/follow"
 	"github.com/codexhost/codexhost/runtime/route"
-)
-
-// Policies of the runtime's own methods: forwarding is for a runtime on the same home; the
-// catalog is for operators.
-var (
-	forwardPolicy = &route.Policy{Clients: &route.ClientRule{}, OperatorOnly: true,
-		AgentHint: "only a runtime on the same home forwards requests"}
-	// Agents do not list the fleet: an agent acts within its thread's principal, and the
-	// user's own sessions belong to none.
-	catalogListPolicy = &route.Policy{Clients: &route.ClientRule{Scope: config.ScopeRead},
-		AgentHint: "an agent sees its own delegation tree (`codexhost thread list`); the fleet of sessions is the user's"}
+	"github.com/codexhost/codexhost/store"
 )
 
 // newRoutes builds the routing table: every runtime API method, once, with its policy. Each
-// capability registers its own group.
+// capability registers its own group; the root registers none (routes_origin_test.go).
 func (h *Host) newRoutes() *route.Table {
-	return route.NewTable(h.currentConfig,
-		h.runtimeRoutes(),                        // events.subscribe, runtime.forward, runtime.info
-		h.threads.Routes(),                       // harness.list, delegate.start, thread.*, client.events (runtime/threads)
-		h.markerRoutes(),                         // thread.markers, markers.prune (runtime/markers.go)
-		h.catalogRoutes(),                        // catalog.hosts, catalog.sessions, catalog.transcript, catalog.archive
-		h.supervise.Routes(),                     // catalog.continue (runtime/supervise)
-		h.compatRoutes(),                         // compat.* (runtime/compat.go)
-		h.node.Routes(),                          // node.describe, node.invoke (runtime/nodeserve)
-		h.handoffRoutes(),                        // handoff.*, task.*, skill.* (runtime/handoffs.go)
-		h.storeRoutes(),                          // store.backup (runtime/backup.go)
-		h.codexSetupRoutes(),                     // codex.status, codex.install (runtime/codexsetup.go)
-		approvals.Routes(h.approvals, h.threads), // approval.* (runtime/approvals)
+	info := func() api.RuntimeInfo {
+		return api.RuntimeInfo{Version: h.opts.Version, Home: h.opts.Home, Endpoints: h.Endpoints(), Pid: os.Getpid()}
+	}
+	// The native App Server starts on what codex.install installs, and the catalog's hosts
+	// that failed for want of codex retry.
+	codex := codexsetup.Setup{Home: h.opts.Home, Version: h.opts.Version, Lookup: envLookup(h.opts.Environ),
+		CodexBin: func() string { return h.config().CodexBin }, Start: nativeOfHost{h}.start,
+		Installed: h.fleet.RetryUnavailable, Now: h.opts.Now, Logf: h.logf}
+	return route.NewTable(h.live.Current,
+		follow.Routes(info, h.live.Fresh, h.Handle), // events.subscribe, runtime.forward, runtime.info
+		h.threads.Routes(),                          // harness.*, delegate.start, thread.*, client.events, usage.summary
+		h.markerRoutes(),                            // thread.markers, markers.prune (runtime/markers.go)
+		h.fleet.Routes(),                            // catalog.hosts, catalog.sessions, catalog.transcript, catalog.archive
+		h.supervise.Routes(),                        // catalog.continue
+		compat.Routes(h.fleet.Catalog, h.supervise), // compat.*
+		h.node.Routes(),                             // node.describe, node.invoke
+		h.handoffRoutes(),                           // handoff.*, task.*, skill.* (runtime/handoffs.go)
+		backup.Routes(func() *store.Store { return h.store }, h.opts.Now), // store.backup
+		codex.Routes(),                           // codex.status, codex.install
+		approvals.Routes(h.approvals, h.threads), // approval.*
 	)
 }
 
-// currentConfig rereads config.toml when it changed (a stat otherwise), so grants and
-// switches take effect on the next call without a restart.
-func (h *Host) currentConfig() *config.Config {
-	if err := h.reloadConfig(); err != nil {
-		h.logf("config reload: %v", err)
-	}
-	return h.config()
-}
-
-func (h *Host) runtimeRoutes() []route.Route {
-	return []route.Route{
-		route.TransportRoute(api.MethodEventsSubscribe, route.Everyone),
-		route.Spec[api.ForwardParams]{Method: api.MethodRuntimeForward, Policy: forwardPolicy,
-			Call: func(ctx context.Context, env route.Env, p api.ForwardParams) (any, error) { return h.forwarded(ctx, p) }}.Route(),
-		route.Spec[struct{}]{Method: api.MethodRuntimeInfo, Policy: route.Everyone,
-			Call: func(context.Context, route.Env, struct{}) (any, error) {
-				return api.RuntimeInfo{Version: h.opts.Version, Home: h.opts.Home, Endpoints: h.Endpoints(), Pid: os.Getpid()}, nil
-			}}.Route(),
-	}
-}
-
-func (h *Host) catalogRoutes() []route.Route {
-	return []route.Route{
-		route.Spec[struct{}]{Method: api.MethodCatalogHosts, Policy: catalogListPolicy,
-			Call: func(ctx context.Context, _ route.Env, _ struct{}) (any, error) {
-				cat, err := h.runningCatalog()
-				if err != nil {
-					return nil, err
-				}
-				return cat.Hosts(ctx), nil
-			}}.Route(),
-		route.Spec[api.CatalogSessionsParams]{Method: api.MethodCatalogSessions, Policy: catalogListPolicy, Call: h.catalogSessions}.Route(),
-		route.Spec[api.CatalogTranscriptParams]{Method: api.MethodCatalogTranscript, Policy: route.Operator(config.ScopeRead, false),
-			Call: func(ctx context.Context, _ route.Env, p api.CatalogTranscriptParams) (any, error) {
-				cat, err := h.runningCatalog()
-				if err != nil {
-					return nil, err
-				}
-				return h.approvalsOfTranscript(h.linkTranscript(cat.Transcript(ctx, p)))
-			}}.Route(),
-		route.Spec[api.CatalogArchiveParams]{Method: api.MethodCatalogArchive, Policy: route.Operator(config.ScopeWrite, true),
-			Call: func(ctx context.Context, _ route.Env, p api.CatalogArchiveParams) (any, error) {
-				cat, err := h.runningCatalog()
-				if err != nil {
-					return nil, err
-				}
-				res, err := cat.Archive(ctx, p)
-				if err == nil {
-					h.agents.End(model.ThreadID(res.Thread))
-					res.MarkerWorktree = h.markerThreadArchived(ctx, model.ThreadID(res.Thread))
-				}
-				return res, err
-			}}.Route(),
-	}
-}
-
-func (h *Host) runningCatalog() (*catalog.Catalog, error) {
-	if h.catalog == nil {
-		return nil, model.Errorf(model.CodeFailedPrecondition, "restart the runtime", "the catalog is not running")
-	}
-	return h.catalog, nil
-}
-
-func (h *Host) catalogSessions(ctx context.Context, _ route.Env, p api.CatalogSessionsParams) (any, error) {
-	cat, err := h.runningCatalog()
-	if err != nil {
-		return nil, err
-	}
-	var settled func(api.CatalogHostSessions)
-	if p.Progress {
-		// Each host's page goes to this caller alone, as soon as the host settles.
-		settled = func(hs api.CatalogHostSessions) {
-			api.Notify(ctx, api.Event{Type: api.EventCatalogHost, Catalog: &hs})
-		}
-	}
-	return h.listLinkedSessions(ctx, cat, p, settled)
+// codexSearch is where this runtime's App Servers look for codex.
+func (h *Host) codexSearch(configured string, lookup func(string) string) appserver.Search {
+	return codexsetup.Search(h.opts.Home, h.opts.Version, configured, lookup)
 }

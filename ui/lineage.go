@@ -10,6 +10,7 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/lineage"
 )
 
 type lineageLoadedMsg struct {
@@ -28,34 +29,18 @@ type visNode struct {
 }
 
 // flattenLineage lists the nodes a reader sees, root first, skipping the children of
-// collapsed nodes. Pure, so the tree's shape is tested without a runtime.
+// collapsed nodes (lineage.Lines). Pure, so the tree's shape is tested without a runtime.
 func flattenLineage(nodes map[string]*LineageNode, root string, collapsed map[string]bool) []visNode {
-	var out []visNode
-	seen := map[string]bool{}
-	var walk func(id string, depth int, lead string, last bool)
-	walk = func(id string, depth int, lead string, last bool) {
-		n := nodes[id]
-		if n == nil || seen[id] {
-			return
+	lines := lineage.Lines(root, func(id string) ([]string, bool) {
+		if n := nodes[id]; n != nil {
+			return n.Children, true
 		}
-		seen[id] = true
-		prefix, childLead := "", lead
-		if depth > 0 {
-			if last {
-				prefix, childLead = lead+"└─ ", lead+"   "
-			} else {
-				prefix, childLead = lead+"├─ ", lead+"│  "
-			}
-		}
-		out = append(out, visNode{id: id, depth: depth, prefix: prefix, kids: len(n.Children) > 0})
-		if collapsed[id] {
-			return
-		}
-		for i, ch := range n.Children {
-			walk(ch, depth+1, childLead, i == len(n.Children)-1)
-		}
+		return nil, false
+	}, func(id string) bool { return collapsed[id] })
+	out := make([]visNode, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, visNode{id: l.ID, depth: l.Depth, prefix: l.Prefix, kids: l.Kids})
 	}
-	walk(root, 0, "", true)
 	return out
 }
 

@@ -2,7 +2,7 @@ package api
 
 // EventThreadDelta carries a fragment of a running turn's assistant text as the model
 // produces it. It is conversation content: the runtime sends it only to subscribers allowed
-// to read that thread's text (runtime/eventcontent.go), never stores it, and the completed
+// to read that thread's text (eventcontent.go), never stores it, and the completed
 // message (thread.progress, then thread.read) supersedes whatever was streamed.
 const EventThreadDelta = "thread.delta"
 

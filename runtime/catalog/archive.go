@@ -31,8 +31,9 @@ type archivedThread struct {
 // other runner uses it; the thread is read again here and archived only when idle or
 // notLoaded, not running a turn in this runtime nor held open by another Codex process, and
 // the same holds for every unarchived descendant. Success is reported only once Codex
-// accepted the archive.
-func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams) (api.CatalogArchiveResult, error) {
+// accepted the archive. guard is the supervised branches archive must respect (nil when
+// none are kept): the caller that keeps them passes it, so the catalog knows no keeper.
+func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams, guard BranchGuard) (api.CatalogArchiveResult, error) {
 	if !p.ConfirmNoOtherRunner {
 		return api.CatalogArchiveResult{}, model.Errorf(model.CodeInvalidArgument,
 			"archive closes the thread for every Codex client; make sure no other client (Codex Desktop, a CLI, another runtime) runs it, then pass "+ConfirmFlag,
@@ -51,7 +52,7 @@ func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams) (api.
 	if err != nil {
 		return api.CatalogArchiveResult{}, err
 	}
-	release, err := c.archiveGuard(h.spec.ID, id)
+	release, err := archiveGuard(guard, h.spec.ID, id)
 	if err != nil {
 		return api.CatalogArchiveResult{}, err
 	}
@@ -85,10 +86,10 @@ func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams) (api.
 	case th.Status.Type != appserver.StatusIdle && th.Status.Type != appserver.StatusNotLoaded:
 		return api.CatalogArchiveResult{}, withStatus(model.Errorf(model.CodeFailedPrecondition, "only idle or stored (notLoaded) threads are archived", "thread %s is %s", id, sessionStatus(th.Status.Type)), th.Status.Type)
 	}
-	if why := c.owner(h, conn, string(id)); why != "" {
+	if why := c.owner(guard, h, conn, string(id)); why != "" {
 		return api.CatalogArchiveResult{}, model.Errorf(model.CodeFailedPrecondition, "wait until it is released, or close it there", "thread %s %s", id, why)
 	}
-	if err := c.checkDescendants(ctx, hctx, h, conn, string(id)); err != nil {
+	if err := c.checkDescendants(ctx, hctx, guard, h, conn, string(id)); err != nil {
 		return api.CatalogArchiveResult{}, err
 	}
 
@@ -108,11 +109,11 @@ func (c *Catalog) Archive(ctx context.Context, p api.CatalogArchiveParams) (api.
 // owner says what holds a thread open, or "" when nothing known does: a turn this runtime
 // runs on it, a supervised thread bound to it, or another Codex process holding its writer
 // lock.
-func (c *Catalog) owner(h *host, conn Conn, id string) string {
+func (c *Catalog) owner(guard BranchGuard, h *host, conn Conn, id string) string {
 	if h.spec.Running != nil && h.spec.Running(id) {
 		return "is running a turn in this runtime"
 	}
-	if why := c.boundOwner(id); why != "" {
+	if why := boundOwner(guard, id); why != "" {
 		return why
 	}
 	if harness.OtherWriter(conn.Info().CodexHome, id, conn.Pid()) {
@@ -124,7 +125,7 @@ func (c *Catalog) owner(h *host, conn Conn, id string) string {
 // checkDescendants pages the unarchived descendants of a thread and refuses when one is
 // active or owned. It fails closed: an error, a repeated cursor or thread, or more pages than
 // the budget refuse the archive.
-func (c *Catalog) checkDescendants(outer, ctx context.Context, h *host, conn Conn, id string) error {
+func (c *Catalog) checkDescendants(outer, ctx context.Context, guard BranchGuard, h *host, conn Conn, id string) error {
 	refuse := func(format string, args ...any) error {
 		return model.Errorf(model.CodeFailedPrecondition, "nothing was archived; retry, or archive it from Codex itself", format, args...)
 	}
@@ -152,7 +153,7 @@ func (c *Catalog) checkDescendants(outer, ctx context.Context, h *host, conn Con
 			if t.Status.Type == appserver.StatusActive {
 				return refuse("its descendant %s is active", t.ID)
 			}
-			if why := c.owner(h, conn, t.ID); why != "" {
+			if why := c.owner(guard, h, conn, t.ID); why != "" {
 				return refuse("its descendant %s %s", t.ID, why)
 			}
 		}

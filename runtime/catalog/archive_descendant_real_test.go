@@ -159,9 +159,9 @@ func TestS003_16_ArchiveRefusedWhileASpawnedSubAgentRuns(t *testing.T) {
 	}
 
 	cat := e.catalog([]HostSpec{nativeSpec(native)}, Options{})
-	_, err = cat.Archive(ctx, api.CatalogArchiveParams{Thread: string(parent), ConfirmNoOtherRunner: true})
+	_, err = cat.Archive(ctx, api.CatalogArchiveParams{Thread: string(parent), ConfirmNoOtherRunner: true}, nil)
 	wantRefusal(t, err, "descendant "+child+" is active")
-	_, err = cat.Archive(ctx, api.CatalogArchiveParams{Thread: child, ConfirmNoOtherRunner: true})
+	_, err = cat.Archive(ctx, api.CatalogArchiveParams{Thread: child, ConfirmNoOtherRunner: true}, nil)
 	wantRefusal(t, err, child+" is active")
 	if isArchived(t, c, string(parent)) || isArchived(t, c, child) {
 		t.Fatal("a refused archive archived something")
@@ -174,7 +174,7 @@ func TestS003_16_ArchiveRefusedWhileASpawnedSubAgentRuns(t *testing.T) {
 	pollUntil(t, "parent and sub-agent are idle", func() bool {
 		return len(native.Active()) == 0 && status(t, c, child) == appserver.StatusIdle && status(t, c, string(parent)) == appserver.StatusIdle
 	})
-	res, err := cat.Archive(ctx, api.CatalogArchiveParams{Thread: string(parent), ConfirmNoOtherRunner: true})
+	res, err := cat.Archive(ctx, api.CatalogArchiveParams{Thread: string(parent), ConfirmNoOtherRunner: true}, nil)
 	if err != nil || !res.Archived || res.Thread != string(parent) {
 		t.Fatalf("archive after the sub-agent's turn ended: %+v %v", res, err)
 	}
@@ -229,7 +229,7 @@ func TestS003_16_SpawnedSubAgentOwnersBlockArchiveFromAnotherAppServer(t *testin
 	}
 	running := e.catalog([]HostSpec{{ID: LocalHostID, Default: true, Running: nativeSpec(native).Running,
 		Source: SourceFunc(func(context.Context) (Conn, error) { return other, nil })}}, Options{})
-	_, err = running.Archive(ctx, api.CatalogArchiveParams{Thread: parent, ConfirmNoOtherRunner: true})
+	_, err = running.Archive(ctx, api.CatalogArchiveParams{Thread: parent, ConfirmNoOtherRunner: true}, nil)
 	wantRefusal(t, err, "descendant "+child+" is running a turn in this runtime")
 
 	if _, err := native.Cancel(ctx, model.ThreadID(child)); err != nil {
@@ -237,13 +237,13 @@ func TestS003_16_SpawnedSubAgentOwnersBlockArchiveFromAnotherAppServer(t *testin
 	}
 	pollUntil(t, "the sub-agent's turn ended", func() bool { return len(native.Active()) == 0 })
 	// The runtime's App Server still has the sub-agent loaded, which holds its writer lock.
-	_, err = running.Archive(ctx, api.CatalogArchiveParams{Thread: parent, ConfirmNoOtherRunner: true})
+	_, err = running.Archive(ctx, api.CatalogArchiveParams{Thread: parent, ConfirmNoOtherRunner: true}, nil)
 	wantRefusal(t, err, "descendant "+child+" is open in another Codex process")
 	if isArchived(t, other, parent) {
 		t.Fatal("a refused archive archived the parent")
 	}
 
-	res, err := e.catalog([]HostSpec{nativeSpec(native)}, Options{}).Archive(ctx, api.CatalogArchiveParams{Thread: parent, ConfirmNoOtherRunner: true})
+	res, err := e.catalog([]HostSpec{nativeSpec(native)}, Options{}).Archive(ctx, api.CatalogArchiveParams{Thread: parent, ConfirmNoOtherRunner: true}, nil)
 	if err != nil || !res.Archived {
 		t.Fatalf("archive from the runtime's App Server: %+v %v", res, err)
 	}

@@ -102,8 +102,6 @@ type Catalog struct {
 	bgStop context.CancelFunc
 	// warming: the keep-warm loop runs (warm.go).
 	warming atomic.Bool
-
-	guard BranchGuard // supervised branches archive must respect (guard.go); set once before use
 }
 
 type host struct {

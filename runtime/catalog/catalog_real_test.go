@@ -361,7 +361,7 @@ func TestS003_17_ArchiveIdleThreadRemovesTheRow(t *testing.T) {
 	if got := strings.Join(list(cat), ","); got != gone+","+keep {
 		t.Fatalf("before: %v", got)
 	}
-	res, err := cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: gone, ConfirmNoOtherRunner: true})
+	res, err := cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: gone, ConfirmNoOtherRunner: true}, nil)
 	if err != nil || !res.Archived || res.Thread != gone || res.Host != LocalHostID {
 		t.Fatalf("archive: %+v %v", res, err)
 	}
@@ -376,7 +376,7 @@ func TestS003_17_ArchiveIdleThreadRemovesTheRow(t *testing.T) {
 	if err := def.Call(context.Background(), "thread/list", appserver.ThreadListParams{Archived: &yes}, &archived); err != nil || len(archived.Data) != 1 || archived.Data[0].ID != gone {
 		t.Fatalf("Codex's archive: %+v %v", archived.Data, err)
 	}
-	_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: gone, ConfirmNoOtherRunner: true})
+	_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: gone, ConfirmNoOtherRunner: true}, nil)
 	wantCode(t, err, model.CodeFailedPrecondition)
 }
 
@@ -409,13 +409,13 @@ func TestS003_13_ArchiveRefusesActiveAndForeignOwnedThreads(t *testing.T) {
 			t.Fatal("the turn did not make the thread active")
 		}
 	}
-	_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: busy, ConfirmNoOtherRunner: true})
+	_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: busy, ConfirmNoOtherRunner: true}, nil)
 	wantCode(t, err, model.CodeFailedPrecondition)
 	if !strings.Contains(err.Error(), "active") {
 		t.Fatalf("refusal does not say why: %v", err)
 	}
 
-	_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: held, ConfirmNoOtherRunner: true})
+	_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: held, ConfirmNoOtherRunner: true}, nil)
 	wantCode(t, err, model.CodeFailedPrecondition)
 	if !strings.Contains(err.Error(), "another Codex process") {
 		t.Fatalf("refusal does not name the other process: %v", err)

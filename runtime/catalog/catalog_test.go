@@ -437,7 +437,7 @@ func TestS003_16_ArchiveChecksDescendantsFailingClosed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: target, ConfirmNoOtherRunner: true})
+			res, err := cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: target, ConfirmNoOtherRunner: true}, nil)
 			if tc.wantOK {
 				if err != nil || !res.Archived || len(conn.archived) != 1 {
 					t.Fatalf("archive: %+v %v", res, err)
@@ -467,26 +467,26 @@ func TestS003_14_ArchiveNeedsConfirmationAndAFreshIdleRead(t *testing.T) {
 	src := &fakeSource{conn: conn}
 	running := false
 	cat, _ := New([]HostSpec{{ID: LocalHostID, Source: src, Running: func(string) bool { return running }}}, Options{})
-	_, err := cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: target})
+	_, err := cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: target}, nil)
 	wantCode(t, err, model.CodeInvalidArgument)
 	if !has(err.Error(), ConfirmFlag) || src.attempts() != 0 {
 		t.Fatalf("no-flag archive: %v (%d connections)", err, src.attempts())
 	}
 	for _, st := range []string{"active", "systemError"} {
 		conn.read = map[string]any{"id": target, "status": map[string]any{"type": st}}
-		_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: target, ConfirmNoOtherRunner: true})
+		_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: target, ConfirmNoOtherRunner: true}, nil)
 		wantCode(t, err, model.CodeFailedPrecondition)
 	}
 	conn.read = map[string]any{"id": target, "status": map[string]any{"type": "idle"}}
 	running = true
-	_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: target, ConfirmNoOtherRunner: true})
+	_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: target, ConfirmNoOtherRunner: true}, nil)
 	wantCode(t, err, model.CodeFailedPrecondition)
 	conn.read = map[string]any{"id": target, "status": map[string]any{"type": "notLoaded"}, "path": "/h/archived_sessions/rollout.jsonl"}
 	running = false
-	_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: target, ConfirmNoOtherRunner: true})
+	_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: target, ConfirmNoOtherRunner: true}, nil)
 	wantCode(t, err, model.CodeFailedPrecondition)
 	conn.readErr = &appserver.RPCError{Message: "thread not loaded: " + target, Code: -32600}
-	_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: target, ConfirmNoOtherRunner: true})
+	_, err = cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: target, ConfirmNoOtherRunner: true}, nil)
 	wantCode(t, err, model.CodeThreadNotFound)
 	if len(conn.archived) != 0 {
 		t.Fatalf("archived %v", conn.archived)

@@ -18,7 +18,8 @@ import (
 // them endpoints). Loaded means loaded in the host's own App Server process (for
 // gateway:local the native harness's): a thread that another Codex client runs is notLoaded
 // here and cannot be steered or interrupted from here. Nothing here resumes or starts a
-// thread; send steers a running turn (turn/steer) and interrupt stops one (turn/interrupt).
+// thread, nor acts on a turn: it finds the running turn that send steers and interrupt stops
+// (runtime/supervise, OnRunningTurn).
 // The caller's policy is decided by the runtime before any of these is called.
 
 const (
@@ -375,43 +376,38 @@ func turnGone(err error) bool {
 	return appserver.RPCHas(err, "no active turn") || appserver.RPCHas(err, "expected active turn id")
 }
 
-// CompatSend steers the session's running turn with message. Mode start is refused by the
-// caller before this; every other case that is not a readable running turn is refused here.
-func (c *Catalog) CompatSend(ctx context.Context, p api.CompatSessionSendParams) (api.CompatSessionSendResult, error) {
-	h, conn, id, hctx, cancel, err := c.compatTarget(ctx, p.Endpoint, p.Thread)
-	if err != nil {
-		return api.CompatSessionSendResult{}, err
-	}
-	defer cancel()
-	turn, err := c.activeTurn(ctx, hctx, h, conn, id, p.ExpectedTurnID)
-	if err != nil {
-		return api.CompatSessionSendResult{}, err
-	}
-	steered, err := appserver.On(conn).TurnSteer(hctx, appserver.TurnSteerParams{ThreadID: string(id), ExpectedTurnID: turn, Input: appserver.TextInput(p.Message)})
-	if err != nil {
-		return api.CompatSessionSendResult{}, c.turnCallErr(ctx, h, id, "steer", err)
-	}
-	if steered != "" {
-		turn = steered
-	}
-	return api.CompatSessionSendResult{Endpoint: h.spec.ID, Thread: string(id), TurnID: turn, Steered: true}, nil
+// RunningTurn is the running turn of a session loaded in a local host's App Server, where a
+// send or an interrupt acts (runtime/supervise writes them; the catalog only finds the turn).
+type RunningTurn struct {
+	Endpoint string
+	Thread   model.ThreadID
+	Turn     string
 }
 
-// CompatInterrupt interrupts the session's running turn.
-func (c *Catalog) CompatInterrupt(ctx context.Context, p api.CompatSessionInterruptParams) (api.CompatSessionInterruptResult, error) {
-	h, conn, id, hctx, cancel, err := c.compatTarget(ctx, p.Endpoint, p.Thread)
+// OnRunningTurn finds the session's running turn (expected, when not "", must be it) and
+// calls act with the host's connection, within the host timeout. act names its call in what
+// ("steer", "interrupt") and may return the turn it now runs on ("" keeps Turn). Every case
+// that is not a readable running turn is refused before act runs.
+func (c *Catalog) OnRunningTurn(ctx context.Context, endpoint, thread, expected, what string,
+	act func(ctx context.Context, conn Conn, t RunningTurn) (string, error)) (RunningTurn, error) {
+	h, conn, id, hctx, cancel, err := c.compatTarget(ctx, endpoint, thread)
 	if err != nil {
-		return api.CompatSessionInterruptResult{}, err
+		return RunningTurn{}, err
 	}
 	defer cancel()
-	turn, err := c.activeTurn(ctx, hctx, h, conn, id, p.ExpectedTurnID)
+	turn, err := c.activeTurn(ctx, hctx, h, conn, id, expected)
 	if err != nil {
-		return api.CompatSessionInterruptResult{}, err
+		return RunningTurn{}, err
 	}
-	if err := appserver.On(conn).TurnInterrupt(hctx, string(id), turn); err != nil {
-		return api.CompatSessionInterruptResult{}, c.turnCallErr(ctx, h, id, "interrupt", err)
+	t := RunningTurn{Endpoint: h.spec.ID, Thread: id, Turn: turn}
+	now, err := act(hctx, conn, t)
+	if err != nil {
+		return RunningTurn{}, c.turnCallErr(ctx, h, id, what, err)
 	}
-	return api.CompatSessionInterruptResult{Endpoint: h.spec.ID, Thread: string(id), TurnID: turn, Interrupted: true}, nil
+	if now != "" {
+		t.Turn = now
+	}
+	return t, nil
 }
 
 // compatTarget resolves the endpoint and thread of a send or interrupt and connects.

@@ -4,7 +4,7 @@ import "github.com/codexhost/codexhost/model"
 
 // BranchGuard is what archive asks of the supervised branches kept beside the catalog
 // (runtime/supervise), so that archiving never takes a branch's source or canonical thread
-// from under it.
+// from under it. The keeper passes it to each Archive; the catalog holds none.
 type BranchGuard interface {
 	// GuardArchive is taken before archive reads the thread and released when it is done: a
 	// source whose branch is pending or initialising is refused, and no branch can appear
@@ -14,21 +14,18 @@ type BranchGuard interface {
 	CanonicalOwner(id string) string
 }
 
-// SetBranchGuard gives archive its guard; call it once, before the catalog is used.
-func (c *Catalog) SetBranchGuard(g BranchGuard) { c.guard = g }
-
 // archiveGuard is the guard's, or nothing to hold when no branches are kept.
-func (c *Catalog) archiveGuard(host string, id model.ThreadID) (func(), error) {
-	if c.guard == nil {
+func archiveGuard(g BranchGuard, host string, id model.ThreadID) (func(), error) {
+	if g == nil {
 		return func() {}, nil
 	}
-	return c.guard.GuardArchive(host, id)
+	return g.GuardArchive(host, id)
 }
 
 // boundOwner says why archiving id would take a supervised thread's history with it, or "".
-func (c *Catalog) boundOwner(id string) string {
-	if c.guard == nil {
+func boundOwner(g BranchGuard, id string) string {
+	if g == nil {
 		return ""
 	}
-	return c.guard.CanonicalOwner(id)
+	return g.CanonicalOwner(id)
 }

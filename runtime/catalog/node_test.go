@@ -232,7 +232,7 @@ func TestS003_20_NodeArchiveAndOtherMethodsNeverReachTheNode(t *testing.T) {
 	node := startTestNode(t, nodeThreads(1))
 	cat, _, _ := nodeFixture(t, node, allowAll, Options{})
 	id := fakeThread(500, "")["id"].(string)
-	_, err := cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: id, Host: "node:lab", ConfirmNoOtherRunner: true})
+	_, err := cat.Archive(context.Background(), api.CatalogArchiveParams{Thread: id, Host: "node:lab", ConfirmNoOtherRunner: true}, nil)
 	wantCode(t, err, model.CodeFailedPrecondition)
 	src, _ := cat.NodeSource("node:lab")
 	conn, err := src.Conn(context.Background())

@@ -80,7 +80,7 @@ type Harness struct {
 // tool handed to an agent, so write actions (archive, continue) need AllowWriteControls as
 // well as operator.write. The catalog's transcripts serve only user and assistant message
 // text, which operator.read grants; AllowRawTranscripts gates the compat tools' session read
-// and list previews, and AllowWriteControls their steer and interrupt (runtime/compat.go).
+// and list previews, and AllowWriteControls their steer and interrupt (runtime/compat).
 type Client struct {
 	TokenSHA256         string   `toml:"token_sha256"`
 	Scopes              []string `toml:"scopes,omitempty"`
@@ -140,7 +140,7 @@ func OperatorGrant() Grant {
 func (c *Config) Grant(name string) Grant {
 	cl, ok := c.Clients[name]
 	if name == OperatorClient && len(cl.Scopes) == 0 {
-		// The operator needs no entry: the home's socket recognises it (runtime/agents.go).
+		// The operator needs no entry: the home's socket recognises it (runtime/auth).
 		return OperatorGrant()
 	}
 	if !ok {

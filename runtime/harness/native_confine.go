@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -84,4 +85,28 @@ func withProfile(cfg map[string]any, profile map[string]any) map[string]any {
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// Secrets are the paths no native thread's commands may read (Hide): what the codexhost home
+// holds but its socket, and of each Codex home the credentials, every thread's sessions and
+// the state databases. The rest of a Codex home (skills, config) stays readable. The socket
+// stays, for a thread whose sandbox allows local connections uses it to reach the runtime
+// (as its own thread's agent).
+func Secrets(home, socket string, codexHomes []string) []string {
+	var out []string
+	if ents, err := os.ReadDir(home); err == nil {
+		for _, e := range ents {
+			if e.Name() != socket {
+				out = append(out, filepath.Join(home, e.Name()))
+			}
+		}
+	}
+	for _, home := range codexHomes {
+		for _, name := range []string{"auth.json", "sessions", "archived_sessions", "history.jsonl", "log"} {
+			out = append(out, filepath.Join(home, name))
+		}
+		dbs, _ := filepath.Glob(filepath.Join(home, "*.sqlite*"))
+		out = append(out, dbs...)
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -162,4 +163,39 @@ func procenvRender(vars map[string]string) []string {
 		out = append(out, name+"="+vars[name])
 	}
 	return out
+}
+
+// Lookup reads a variable of environ as os.Getenv would (the last entry wins).
+func Lookup(environ []string) func(string) string {
+	return func(key string) string {
+		for i := len(environ) - 1; i >= 0; i-- {
+			if k, v, ok := strings.Cut(environ[i], "="); ok && k == key {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
+// WithVar returns env with name set to value, replacing an earlier value.
+func WithVar(env []string, name, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); ok && k == name {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, name+"="+value)
+}
+
+// DefaultCodexHome is the Codex home the native App Server uses: CODEX_HOME, else ~/.codex.
+func DefaultCodexHome(lookup func(string) string) string {
+	if v := lookup("CODEX_HOME"); v != "" {
+		return filepath.Clean(v)
+	}
+	if home := lookup("HOME"); home != "" {
+		return filepath.Join(home, ".codex")
+	}
+	return ""
 }

@@ -10,7 +10,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	goruntime "runtime"
 	"sort"
+	"strings"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
@@ -24,7 +27,10 @@ type Route struct {
 	// Transport marks a method the API server serves itself (events.subscribe): the table
 	// holds its policy, the server asks Authorize before serving it.
 	Transport bool
-	serve     func(ctx context.Context, env Env, raw json.RawMessage) (any, error)
+	// Origin is the function that serves the method (for a transport route, the one that
+	// registered it), package path included: it shows which capability a route belongs to.
+	Origin string
+	serve  func(ctx context.Context, env Env, raw json.RawMessage) (any, error)
 }
 
 // Env is what a handler and a policy know of the call.
@@ -58,7 +64,7 @@ type Spec[P any] struct {
 
 // Route turns the spec into a table entry.
 func (s Spec[P]) Route() Route {
-	return Route{Method: s.Method, Policy: s.Policy, serve: func(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
+	return Route{Method: s.Method, Policy: s.Policy, Origin: funcName(s.Call), serve: func(ctx context.Context, env Env, raw json.RawMessage) (any, error) {
 		var p P
 		if err := decode(raw, &p, s.Strict); err != nil {
 			hint := "check the request fields"
@@ -84,7 +90,34 @@ func (s Spec[P]) Route() Route {
 
 // TransportRoute registers a method the API server serves itself.
 func TransportRoute(method string, pol *Policy) Route {
-	return Route{Method: method, Policy: pol, Transport: true}
+	origin := ""
+	if pc, _, _, ok := goruntime.Caller(1); ok {
+		origin = goruntime.FuncForPC(pc).Name()
+	}
+	return Route{Method: method, Policy: pol, Transport: true, Origin: origin}
+}
+
+// funcName names a handler by the function that defines it (a closure is named after the
+// function it is written in).
+func funcName(fn any) string {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return ""
+	}
+	if f := goruntime.FuncForPC(v.Pointer()); f != nil {
+		return f.Name()
+	}
+	return ""
+}
+
+// Package is the import path of the package that defines the function Origin names.
+func (r Route) Package() string {
+	name := r.Origin
+	slash := strings.LastIndex(name, "/")
+	if dot := strings.Index(name[slash+1:], "."); dot >= 0 {
+		return name[:slash+1+dot]
+	}
+	return name
 }
 
 func decode(raw json.RawMessage, into any, strict bool) error {

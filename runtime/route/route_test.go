@@ -66,3 +66,20 @@ func TestDispatchChecksPolicyBeforeDecodeAndEscalationBeforeCall(t *testing.T) {
 		t.Fatal("unknown method dispatched")
 	}
 }
+
+// A route is named after the function that serves it, so the table shows which package each
+// method comes from; a transport route, after the function that registered it.
+func TestRouteOriginNamesTheDefiningPackage(t *testing.T) {
+	const here = "github.com/codexhost/codexhost/runtime/route"
+	r := echo("x.echo", Everyone)
+	if r.Package() != here || r.Origin != here+".echo.func1" {
+		t.Errorf("origin %q, package %q", r.Origin, r.Package())
+	}
+	tr := TransportRoute("x.stream", Everyone)
+	if tr.Package() != here || tr.Origin != here+".TestRouteOriginNamesTheDefiningPackage" {
+		t.Errorf("transport origin %q, package %q", tr.Origin, tr.Package())
+	}
+	if (Route{}).Package() != "" {
+		t.Error("a route without origin has a package")
+	}
+}

@@ -44,8 +44,8 @@ type BranchOptions struct {
 }
 
 // NewBranches keeps branches of cat's sources in st, with their files in dir (created
-// 0700). It guards cat's archive at once: a catalog whose branches are kept elsewhere could
-// archive a source between a continue's check and its commit.
+// 0700). Every archive of cat must pass the Branches as its guard (Service.Archive does), or
+// it could archive a source between a continue's check and its commit.
 func NewBranches(cat *catalog.Catalog, st *store.Store, dir string, opts BranchOptions) (*Branches, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -60,7 +60,6 @@ func NewBranches(cat *catalog.Catalog, st *store.Store, dir string, opts BranchO
 		opts.Log = io.Discard
 	}
 	b := &Branches{cat: cat, st: st, dir: dir, now: opts.Now, log: opts.Log, initialising: map[string]int{}}
-	cat.SetBranchGuard(b)
 	return b, nil
 }
 

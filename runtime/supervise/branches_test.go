@@ -90,7 +90,7 @@ func TestS003_15_PendingBranchBlocksArchiveUntilItsFirstTurn(t *testing.T) {
 		t.Fatalf("history file: %v %v", fi, err)
 	}
 
-	_, err = e.cat.Archive(ctx, api.CatalogArchiveParams{Thread: src, ConfirmNoOtherRunner: true})
+	_, err = e.cat.Archive(ctx, api.CatalogArchiveParams{Thread: src, ConfirmNoOtherRunner: true}, e.sup)
 	wantCode(t, err, model.CodeFailedPrecondition)
 	if !strings.Contains(err.Error(), "pending supervised branch") {
 		t.Fatalf("archive error: %v", err)
@@ -103,7 +103,7 @@ func TestS003_15_PendingBranchBlocksArchiveUntilItsFirstTurn(t *testing.T) {
 	}
 	_, err = e.sup.Pin(ctx, failConn{e.conn, "thread/inject_items"}, b.Supervision)
 	wantCode(t, err, model.CodeFailedPrecondition)
-	_, err = e.cat.Archive(ctx, api.CatalogArchiveParams{Thread: src, ConfirmNoOtherRunner: true})
+	_, err = e.cat.Archive(ctx, api.CatalogArchiveParams{Thread: src, ConfirmNoOtherRunner: true}, e.sup)
 	wantCode(t, err, model.CodeFailedPrecondition)
 
 	bound, err := e.sup.Pin(ctx, e.conn, b.Supervision)
@@ -123,12 +123,12 @@ func TestS003_15_PendingBranchBlocksArchiveUntilItsFirstTurn(t *testing.T) {
 	}
 	// The canonical thread needs a turn to be stored; the binding then protects it.
 	e.turn(e.conn, string(bound.Canonical), "first turn")
-	_, err = e.cat.Archive(ctx, api.CatalogArchiveParams{Thread: string(bound.Canonical), ConfirmNoOtherRunner: true})
+	_, err = e.cat.Archive(ctx, api.CatalogArchiveParams{Thread: string(bound.Canonical), ConfirmNoOtherRunner: true}, e.sup)
 	wantCode(t, err, model.CodeFailedPrecondition)
 	if !strings.Contains(err.Error(), "canonical thread of supervised thread") {
 		t.Fatalf("archive of the canonical thread: %v", err)
 	}
-	if res, err := e.cat.Archive(ctx, api.CatalogArchiveParams{Thread: src, ConfirmNoOtherRunner: true}); err != nil || !res.Archived {
+	if res, err := e.cat.Archive(ctx, api.CatalogArchiveParams{Thread: src, ConfirmNoOtherRunner: true}, e.sup); err != nil || !res.Archived {
 		t.Fatalf("archive of the source once bound: %+v %v", res, err)
 	}
 }

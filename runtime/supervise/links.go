@@ -105,3 +105,12 @@ func named(ctx context.Context, n *harness.Native, canonical model.ThreadID) boo
 	th, err := appserver.On(c).ThreadRead(ctx, string(canonical))
 	return err == nil && th.Name != nil && strings.TrimSpace(*th.Name) != ""
 }
+
+// ArchiveGuard is what every archive of the catalog must respect while branches are kept:
+// the branches themselves; nil before Start.
+func (s *Service) ArchiveGuard() catalog.BranchGuard {
+	if s.branches == nil {
+		return nil
+	}
+	return s.branches
+}

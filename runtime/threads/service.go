@@ -54,7 +54,9 @@ type Options struct {
 	Watch func() *watch.Engine
 	// Subscribe registers fn for runtime events until ctx ends (thread.wait follows them).
 	Subscribe func(ctx context.Context, fn func(api.Event))
-	Config    func() *config.Config
+	// Publish sends an event to the runtime's subscribers (thread.usage).
+	Publish func(api.Event)
+	Config  func() *config.Config
 	// OnCancel is told of every `thread cancel` before the turn is interrupted (the marker
 	// blocks of its author are abandoned).
 	OnCancel func(model.ThreadID)

@@ -1,14 +1,14 @@
-package runtime
+package auth
 
 import (
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
 )
 
-// inflightLimit lifts the per-connection request limit of the runtime API for the home's
+// InflightLimit lifts the per-connection request limit of the runtime API for the home's
 // operator client: a follower runtime forwards every request of its own clients over one
 // connection as that client, and each of those is already limited where it came in.
-func inflightLimit(c api.Caller) int {
+func InflightLimit(c api.Caller) int {
 	if c.Kind == api.CallerClient && c.Client == config.OperatorClient {
 		return -1
 	}
@@ -24,12 +24,12 @@ const (
 	threadBytes   = 16 << 20 // of one thread's agent
 )
 
-// principalLimits gives the operator and the runtime's own agents allowances of their own
+// PrincipalLimits gives the operator and the runtime's own agents allowances of their own
 // (per thread for agents),
 // outside MaxConns, so that clients filling it lock neither out. The operator's bytes in
 // flight are not capped: a follower forwards all its clients' requests as the operator, each
 // already capped where it came in.
-func principalLimits(c api.Caller) api.PrincipalLimits {
+func PrincipalLimits(c api.Caller) api.PrincipalLimits {
 	switch {
 	case c.Kind == api.CallerClient && c.Client == config.OperatorClient:
 		return api.PrincipalLimits{Conns: operatorConns, BytesInFlight: -1, Reserved: true}

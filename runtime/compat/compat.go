@@ -1,4 +1,7 @@
-package runtime
+// Package compat serves the compat tools of the legacy supervisor (compat.*): probe, list
+// and read through the catalog, which lists and reads; send and interrupt through the
+// turns of runtime/supervise.
+package compat
 
 import (
 	"context"
@@ -6,6 +9,7 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/route"
 	"github.com/codexhost/codexhost/runtime/threads"
@@ -18,15 +22,15 @@ import (
 // read again on every call (a stat when unchanged), so that the operator turns the tools on or
 // off without a restart.
 var (
-	compatListPolicy = &route.Policy{Agents: &route.AgentRule{Gate: compatAgentGate(false, false)},
+	listPolicy = &route.Policy{Agents: &route.AgentRule{Gate: agentGate(false, false)},
 		Clients: &route.ClientRule{Scope: config.ScopeRead}}
-	compatReadPolicy = &route.Policy{Agents: &route.AgentRule{Gate: compatAgentGate(true, false)},
+	readPolicy = &route.Policy{Agents: &route.AgentRule{Gate: agentGate(true, false)},
 		Clients: &route.ClientRule{Scope: config.ScopeRead, RawTranscripts: true}}
-	compatWritePolicy = &route.Policy{Agents: &route.AgentRule{Gate: compatAgentGate(false, true)},
+	writePolicy = &route.Policy{Agents: &route.AgentRule{Gate: agentGate(false, true)},
 		Clients: &route.ClientRule{Scope: config.ScopeWrite, WriteControls: true}}
 )
 
-func compatAgentGate(raw, write bool) func(*config.Config, string) error {
+func agentGate(raw, write bool) func(*config.Config, string) error {
 	return func(cfg *config.Config, method string) error {
 		sv := cfg.CompatTools
 		switch {
@@ -44,58 +48,68 @@ func compatAgentGate(raw, write bool) func(*config.Config, string) error {
 	}
 }
 
-// compatRawFields reports whether list rows may carry transcript-derived fields (previews)
+// rawFields reports whether list rows may carry transcript-derived fields (previews)
 // for this caller: shaping of the answer, not admission, which the policies decide.
-func compatRawFields(env route.Env) bool {
+func rawFields(env route.Env) bool {
 	if env.Caller.Kind == api.CallerRuntime {
 		return env.Config.CompatTools.AllowRawTranscripts
 	}
 	return env.Grant().AllowRawTranscripts
 }
 
-// compatDecodeHint points a caller asking for an option the tools lack at the one they have.
-func compatDecodeHint(err error) string {
+// decodeHint points a caller asking for an option the tools lack at the one they have.
+func decodeHint(err error) string {
 	if strings.Contains(err.Error(), `"loaded_only"`) {
 		return "sessions-list lists loaded sessions only by default; pass include_stored to add stored ones"
 	}
 	return ""
 }
 
-func (h *Host) compatRoutes() []route.Route {
+// Turns acts on running turns (supervise.Service).
+type Turns interface {
+	CompatSend(ctx context.Context, p api.CompatSessionSendParams) (api.CompatSessionSendResult, error)
+	CompatInterrupt(ctx context.Context, p api.CompatSessionInterruptParams) (api.CompatSessionInterruptResult, error)
+}
+
+// Routes are the compat.* methods over the running catalog (cat) and turns.
+func Routes(cat func() (*catalog.Catalog, error), turns Turns) []route.Route {
 	return []route.Route{
-		route.Spec[api.CompatProbeParams]{Method: api.MethodCompatEndpointProbe, Policy: compatListPolicy, Strict: true,
+		route.Spec[api.CompatProbeParams]{Method: api.MethodCompatEndpointProbe, Policy: listPolicy, Strict: true,
 			Call: func(ctx context.Context, _ route.Env, p api.CompatProbeParams) (any, error) {
-				cat, err := h.runningCatalog()
+				c, err := cat()
 				if err != nil {
 					return nil, err
 				}
-				return cat.CompatProbe(ctx, p)
+				return c.CompatProbe(ctx, p)
 			}}.Route(),
-		route.Spec[api.CompatSessionsListParams]{Method: api.MethodCompatSessionsList, Policy: compatListPolicy, Strict: true,
-			DecodeHint: compatDecodeHint, Call: h.compatSessionsList}.Route(),
-		route.Spec[api.CompatSessionReadParams]{Method: api.MethodCompatSessionRead, Policy: compatReadPolicy, Strict: true,
+		route.Spec[api.CompatSessionsListParams]{Method: api.MethodCompatSessionsList, Policy: listPolicy, Strict: true,
+			DecodeHint: decodeHint, Call: func(ctx context.Context, env route.Env, p api.CompatSessionsListParams) (any, error) {
+				return sessionsList(ctx, cat, env, p)
+			}}.Route(),
+		route.Spec[api.CompatSessionReadParams]{Method: api.MethodCompatSessionRead, Policy: readPolicy, Strict: true,
 			Call: func(ctx context.Context, _ route.Env, p api.CompatSessionReadParams) (any, error) {
-				cat, err := h.runningCatalog()
+				c, err := cat()
 				if err != nil {
 					return nil, err
 				}
-				return cat.CompatRead(ctx, p)
+				return c.CompatRead(ctx, p)
 			}}.Route(),
-		route.Spec[api.CompatSessionSendParams]{Method: api.MethodCompatSessionSend, Policy: compatWritePolicy, Strict: true,
-			Call: h.compatSessionSend}.Route(),
-		route.Spec[api.CompatSessionInterruptParams]{Method: api.MethodCompatSessionInterrupt, Policy: compatWritePolicy, Strict: true,
-			Call: func(ctx context.Context, _ route.Env, p api.CompatSessionInterruptParams) (any, error) {
-				cat, err := h.runningCatalog()
-				if err != nil {
+		route.Spec[api.CompatSessionSendParams]{Method: api.MethodCompatSessionSend, Policy: writePolicy, Strict: true,
+			Call: func(ctx context.Context, _ route.Env, p api.CompatSessionSendParams) (any, error) {
+				if err := checkSend(p); err != nil {
 					return nil, err
 				}
-				return cat.CompatInterrupt(ctx, p)
+				return turns.CompatSend(ctx, p)
+			}}.Route(),
+		route.Spec[api.CompatSessionInterruptParams]{Method: api.MethodCompatSessionInterrupt, Policy: writePolicy, Strict: true,
+			Call: func(ctx context.Context, _ route.Env, p api.CompatSessionInterruptParams) (any, error) {
+				return turns.CompatInterrupt(ctx, p)
 			}}.Route(),
 	}
 }
 
-func (h *Host) compatSessionsList(ctx context.Context, env route.Env, p api.CompatSessionsListParams) (any, error) {
-	cat, err := h.runningCatalog()
+func sessionsList(ctx context.Context, cat func() (*catalog.Catalog, error), env route.Env, p api.CompatSessionsListParams) (any, error) {
+	c, err := cat()
 	if err != nil {
 		return nil, err
 	}
@@ -110,28 +124,22 @@ func (h *Host) compatSessionsList(ctx context.Context, env route.Env, p api.Comp
 		}
 		limit = *p.MaxStoredSessions
 	}
-	return cat.CompatList(ctx, p.Endpoint, p.IncludeStored, limit, compatRawFields(env))
+	return c.CompatList(ctx, p.Endpoint, p.IncludeStored, limit, rawFields(env))
 }
 
-func (h *Host) compatSessionSend(ctx context.Context, _ route.Env, p api.CompatSessionSendParams) (any, error) {
-	cat, err := h.runningCatalog()
-	if err != nil {
-		return nil, err
-	}
+// checkSend refuses a send that could start or resume a thread, or carries no message.
+func checkSend(p api.CompatSessionSendParams) error {
 	switch p.Mode {
 	case "", api.CompatModeAuto, api.CompatModeSteer:
 	case api.CompatModeStart:
-		return nil, model.Errorf(model.CodeInvalidArgument,
+		return model.Errorf(model.CodeInvalidArgument,
 			"compat send never starts or resumes a thread; continue an idle session with `codexhost continue T`",
 			"mode start is not supported").WithDetail("mode", p.Mode)
 	default:
-		return nil, model.Errorf(model.CodeInvalidArgument, "use mode auto or steer (both steer the running turn)", "unknown mode %q", p.Mode)
+		return model.Errorf(model.CodeInvalidArgument, "use mode auto or steer (both steer the running turn)", "unknown mode %q", p.Mode)
 	}
 	if strings.TrimSpace(p.Message) == "" {
-		return nil, model.Errorf(model.CodeInvalidArgument, "pass the message to add to the running turn", "empty message")
+		return model.Errorf(model.CodeInvalidArgument, "pass the message to add to the running turn", "empty message")
 	}
-	if err := threads.CheckText("message", p.Message); err != nil {
-		return nil, err
-	}
-	return cat.CompatSend(ctx, p)
+	return threads.CheckText("message", p.Message)
 }

@@ -1,11 +1,7 @@
-package runtime
-
-import (
-	"github.com/codexhost/codexhost/runtime/api"
-)
+package api
 
 // Which subscribers receive conversation text. Events are metadata (ids, statuses) and follow
-// principal visibility (SubscribeCaller, threads.Service.VisibleTo): a client without
+// principal visibility (the runtime's SubscribeCaller, threads.Service.VisibleTo): a client without
 // operator.read hears of its own principal's threads only. An event that carries the text of
 // a conversation (thread.delta) is narrower still: it goes only to a named client that sees
 // the thread by that rule, that is the client whose principal owns the thread, or one holding
@@ -18,19 +14,19 @@ import (
 // steps: this rule, then the holder's answer to thread.visible for the caller.
 
 // carriesContent reports an event that holds conversation text.
-func carriesContent(ev api.Event) bool { return ev.Type == api.EventThreadDelta || ev.Delta != nil }
+func carriesContent(ev Event) bool { return ev.Type == EventThreadDelta || ev.Delta != nil }
 
 // mayReceiveContent reports whether caller may receive conversation text of the threads it
 // sees events of.
-func mayReceiveContent(caller api.Caller) bool { return caller.Kind == api.CallerClient }
+func mayReceiveContent(caller Caller) bool { return caller.Kind == CallerClient }
 
-// withContentPolicy wraps a subscriber's fn so that it never gets conversation text it may
+// WithContentPolicy wraps a subscriber's fn so that it never gets conversation text it may
 // not receive. The thread filter of SubscribeCaller then applies to what passes.
-func withContentPolicy(caller api.Caller, fn func(api.Event)) func(api.Event) {
+func WithContentPolicy(caller Caller, fn func(Event)) func(Event) {
 	if mayReceiveContent(caller) {
 		return fn
 	}
-	return func(ev api.Event) {
+	return func(ev Event) {
 		if !carriesContent(ev) {
 			fn(ev)
 		}

@@ -1,4 +1,6 @@
-package runtime
+// Package auth decides who a connection to the runtime API is, and the allowances of the
+// principals the runtime itself vouches for.
+package auth
 
 import (
 	"crypto/subtle"
@@ -25,8 +27,17 @@ import (
 // removed at start, since nothing accepts it any more.
 const operatorTokenFile = "operator.token"
 
-// AuthenticatePeer decides who a connection is from its token and its peer.
-func (h *Host) AuthenticatePeer(token string, peer api.Peer) (api.Caller, error) {
+// Authenticator knows the runtime's token, its agents' tokens and the configured clients.
+type Authenticator struct {
+	RuntimeToken string          // the runtime's own, for callers inside this process
+	Agents       *harness.Tokens // the tokens of agents, each bound to a thread
+	// Config is config.toml, reread when it changed, so clients added with `codexhost client
+	// add` work without a restart.
+	Config func() *config.Config
+}
+
+// Peer decides who a connection is from its token and its peer.
+func (h *Authenticator) Peer(token string, peer api.Peer) (api.Caller, error) {
 	self := os.Getpid()
 	cred, credErr := peer.Cred(func() []int { pids, _ := peercred.Descendants(self); return append(pids, self) })
 	inside := credErr == nil && cred.Pid == self // this very process: the app, the tests
@@ -38,21 +49,21 @@ func (h *Host) AuthenticatePeer(token string, peer api.Peer) (api.Caller, error)
 			credErr = err
 		}
 	}
-	if id, ok := h.agents.Thread(token); ok {
+	if id, ok := h.Agents.Thread(token); ok {
 		if !below && !inside {
 			return api.Caller{}, denied("an agent token works only in the processes codexhost started for its thread",
 				"the runtime refused an agent token presented from outside its processes")
 		}
 		return api.Caller{Kind: api.CallerRuntime, Thread: string(id)}, nil
 	}
-	if h.agents.IsProcess(token) {
+	if h.Agents.IsProcess(token) {
 		if !below && !inside {
 			return api.Caller{}, denied("an agent token works only in the processes codexhost started",
 				"the runtime refused an agent token presented from outside its processes")
 		}
 		return api.Caller{Kind: api.CallerRuntime, Unbound: true}, nil
 	}
-	if inside && token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(h.runtimeToken)) == 1 {
+	if inside && token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(h.RuntimeToken)) == 1 {
 		return api.Caller{Kind: api.CallerRuntime}, nil
 	}
 	if below || (credErr != nil && peer.Unix) {
@@ -61,12 +72,10 @@ func (h *Host) AuthenticatePeer(token string, peer api.Peer) (api.Caller, error)
 			"the runtime refused a connection from a process it started (or could not tell): it is an agent, whatever token it shows")
 	}
 	if token == "" {
-		return h.operatorByPeer(peer, cred, credErr)
+		return operatorByPeer(peer, cred, credErr)
 	}
-	if err := h.reloadConfig(); err != nil {
-		h.logf("config reload: %v", err)
-	}
-	name, ok := h.config().MatchClient(token)
+	cfg := h.Config()
+	name, ok := cfg.MatchClient(token)
 	switch {
 	case !ok:
 		return api.Caller{}, denied("use the token the runtime gave this process ("+harness.EnvToken+") or a client token configured in the runtime's config.toml",
@@ -74,14 +83,14 @@ func (h *Host) AuthenticatePeer(token string, peer api.Peer) (api.Caller, error)
 	case name == config.OperatorClient:
 		return api.Caller{}, denied("run the command as the same user on this machine, with no token: the home's socket recognises its operator",
 			"the home's operator is not a token: the token of client %q is no longer accepted", name)
-	case h.config().Clients[name].Node:
+	case cfg.Clients[name].Node:
 		return api.Caller{Kind: api.CallerNode, Client: name}, nil
 	}
 	return api.Caller{Kind: api.CallerClient, Client: name}, nil
 }
 
 // operatorByPeer admits a token-less connection on the Unix socket from the home's user.
-func (h *Host) operatorByPeer(peer api.Peer, cred peercred.Cred, credErr error) (api.Caller, error) {
+func operatorByPeer(peer api.Peer, cred peercred.Cred, credErr error) (api.Caller, error) {
 	switch {
 	case !peer.Unix:
 		return api.Caller{}, denied("pass --client-token (create one with `codexhost client add NAME`); the operator connects on the home's socket",
@@ -102,23 +111,21 @@ func denied(hint, format string, args ...any) error {
 	return model.Errorf(model.CodePermissionDenied, hint, format, args...)
 }
 
-// Authenticate accepts a token alone, as a handler without a peer would: used where no
-// connection exists (in-process checks). The server calls AuthenticatePeer.
-func (h *Host) Authenticate(token string) (api.Caller, bool) {
+// Token accepts a token alone, as a handler without a peer would: used where no connection
+// exists (in-process checks). The server authenticates connections with Peer.
+func (h *Authenticator) Token(token string) (api.Caller, bool) {
 	if token == "" {
 		return api.Caller{}, false
 	}
-	if subtle.ConstantTimeCompare([]byte(token), []byte(h.runtimeToken)) == 1 {
+	if subtle.ConstantTimeCompare([]byte(token), []byte(h.RuntimeToken)) == 1 {
 		return api.Caller{Kind: api.CallerRuntime}, true
 	}
-	if id, ok := h.agents.Thread(token); ok {
+	if id, ok := h.Agents.Thread(token); ok {
 		return api.Caller{Kind: api.CallerRuntime, Thread: string(id)}, true
 	}
-	if err := h.reloadConfig(); err != nil {
-		h.logf("config reload: %v", err)
-	}
-	if name, ok := h.config().MatchClient(token); ok && name != config.OperatorClient {
-		if h.config().Clients[name].Node {
+	cfg := h.Config()
+	if name, ok := cfg.MatchClient(token); ok && name != config.OperatorClient {
+		if cfg.Clients[name].Node {
 			return api.Caller{Kind: api.CallerNode, Client: name}, true
 		}
 		return api.Caller{Kind: api.CallerClient, Client: name}, true
@@ -126,38 +133,10 @@ func (h *Host) Authenticate(token string) (api.Caller, bool) {
 	return api.Caller{}, false
 }
 
-// AgentToken is the token of thread id's processes (tests connect as its agent with it).
-func (h *Host) AgentToken(id model.ThreadID) string { return h.agents.ForThread(id) }
-
-// removeOperatorTokenFile deletes the operator token earlier versions kept in the home.
-func (h *Host) removeOperatorTokenFile() {
-	path := filepath.Join(h.opts.Home, operatorTokenFile)
+// RemoveOperatorTokenFile deletes the operator token earlier versions kept in the home.
+func RemoveOperatorTokenFile(home string, logf func(format string, args ...any)) {
+	path := filepath.Join(home, operatorTokenFile)
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		h.logf("remove the old operator token %s: %v", path, err)
+		logf("remove the old operator token %s: %v", path, err)
 	}
-}
-
-// threadSecrets are the paths no native thread's commands may read (harness/native_confine.go):
-// what the codexhost home holds, and of each Codex home the credentials, every thread's sessions and the
-// state databases. The rest of a Codex home (skills, config) stays readable.
-func (h *Host) threadSecrets() []string {
-	// Every entry of the home but its socket, which a thread whose sandbox allows local
-	// connections uses to reach the runtime (as its own thread's agent).
-	var out []string
-	if ents, err := os.ReadDir(h.opts.Home); err == nil {
-		for _, e := range ents {
-			if e.Name() != SocketName {
-				out = append(out, filepath.Join(h.opts.Home, e.Name()))
-			}
-		}
-	}
-	homes := append([]string{defaultCodexHome(envLookup(h.opts.Environ))}, h.config().Catalog.CodexHomes...)
-	for _, home := range homes {
-		for _, name := range []string{"auth.json", "sessions", "archived_sessions", "history.jsonl", "log"} {
-			out = append(out, filepath.Join(home, name))
-		}
-		dbs, _ := filepath.Glob(filepath.Join(home, "*.sqlite*"))
-		out = append(out, dbs...)
-	}
-	return out
 }
