@@ -22,6 +22,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/handoff"
 	"github.com/codexhost/codexhost/runtime/harness"
 	"github.com/codexhost/codexhost/runtime/marker"
 	"github.com/codexhost/codexhost/runtime/nodeserve"
@@ -52,6 +53,8 @@ type Options struct {
 	// one command this runtime serves needs it (prestart.go).
 	AppServer bool
 	Now       func() time.Time
+	// TaskAfter is the clock of handoff tasks' timeouts (time.After when nil; tests inject one).
+	TaskAfter func(time.Duration) <-chan time.Time
 	Log       io.Writer
 }
 
@@ -105,9 +108,9 @@ type Host struct {
 
 	node *nodeserve.Server // this runtime as a paired node
 
-	handoffs handoffState // handoffs and their tasks (runtime/handoffs.go)
+	handoffs *handoff.Capability // handoffs and their tasks (runtime/handoff, wired in runtime/handoffs.go)
 
-	markers *marker.Engine // marker blocks (runtime/markers.go)
+	markers *marker.Service // marker blocks (runtime/marker, wired in runtime/markers.go)
 
 	routes *route.Table // every runtime API method with its policy (runtime/routes.go)
 }
@@ -148,6 +151,8 @@ func newHost(opts Options) *Host {
 		Home: opts.Home, Version: opts.Version, Now: opts.Now})
 	h.supervise = h.newSupervise()
 	h.threads = h.newThreads()
+	h.markers = h.newMarkers()
+	h.handoffs = h.newHandoffs()
 	h.approvals = h.newApprovals()
 	h.routes = h.newRoutes()
 	return h
@@ -297,7 +302,7 @@ func (h *Host) Close() error {
 	if h.server != nil {
 		errs = append(errs, h.server.Close())
 	}
-	h.closeMarkers()
+	h.markers.Close()
 	if h.stopApprovals != nil {
 		h.stopApprovals()
 	}
@@ -309,7 +314,7 @@ func (h *Host) Close() error {
 		errs = append(errs, h.catalog.Close())
 	}
 	errs = append(errs, h.supervise.Close())
-	h.closeHandoffs()
+	h.handoffs.Close()
 	if h.stopPrestart != nil {
 		h.stopPrestart()
 	}
@@ -440,7 +445,7 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 		}
 		h.catalogObserve(ev.Thread, ev.Status)
 		h.recordEvent(ev.Thread, ev)
-		h.markersEvent(ev)
+		h.markers.OnEvent(ev)
 		h.approvalsEvent(ev)
 	}
 	h.supervise.OnEvent(ev)

@@ -29,12 +29,12 @@ func (h *Host) newRoutes() *route.Table {
 	return route.NewTable(h.currentConfig,
 		h.runtimeRoutes(),                        // events.subscribe, runtime.forward, runtime.info
 		h.threads.Routes(),                       // harness.list, delegate.start, thread.*, client.events (runtime/threads)
-		h.markerRoutes(),                         // thread.markers, markers.prune (runtime/markers.go)
+		h.markers.Routes(),                       // thread.markers, markers.prune (runtime/marker)
 		h.catalogRoutes(),                        // catalog.hosts, catalog.sessions, catalog.transcript, catalog.archive
 		h.supervise.Routes(),                     // catalog.continue (runtime/supervise)
 		h.compatRoutes(),                         // compat.* (runtime/compat.go)
 		h.node.Routes(),                          // node.describe, node.invoke (runtime/nodeserve)
-		h.handoffRoutes(),                        // handoff.*, task.*, skill.* (runtime/handoffs.go)
+		h.handoffs.Routes(),                      // handoff.*, task.*, skill.* (runtime/handoff)
 		h.storeRoutes(),                          // store.backup (runtime/backup.go)
 		h.codexSetupRoutes(),                     // codex.status, codex.install (runtime/codexsetup.go)
 		approvals.Routes(h.approvals, h.threads), // approval.* (runtime/approvals)
@@ -90,7 +90,7 @@ func (h *Host) catalogRoutes() []route.Route {
 				res, err := cat.Archive(ctx, p)
 				if err == nil {
 					h.agents.End(model.ThreadID(res.Thread))
-					res.MarkerWorktree = h.markerThreadArchived(ctx, model.ThreadID(res.Thread))
+					res.MarkerWorktree = h.markers.ThreadArchived(ctx, model.ThreadID(res.Thread))
 				}
 				return res, err
 			}}.Route(),

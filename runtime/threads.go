@@ -19,7 +19,7 @@ func (h *Host) newThreads() *threads.Service {
 		Watch:      func() *watch.Engine { return h.watch },
 		Subscribe:  h.Subscribe,
 		Config:     h.config,
-		OnCancel:   h.markersAuthorCancelled,
+		OnCancel:   func(id model.ThreadID) { h.markers.AuthorCancelled(id) },
 		Now:        h.opts.Now,
 		Log:        h.opts.Log,
 	})
@@ -27,6 +27,10 @@ func (h *Host) newThreads() *threads.Service {
 
 // Threads is the host's thread capability (for in-process callers such as tests).
 func (h *Host) Threads() *threads.Service { return h.threads }
+
+// Native is the host's Codex harness, running once the host holds its home (for in-process
+// callers such as tests).
+func (h *Host) Native() *harness.Native { return h.native }
 
 // harnessRegistry is the host's harnesses as the thread capability and the marker wiring see
 // them.
