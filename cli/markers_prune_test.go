@@ -58,7 +58,7 @@ func TestMarkersPrunePrintsWhatItRemoved(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("no created thread")
 		}
-		m, err := host.ThreadMarkers(context.Background(), api.ThreadMarkersParams{Thread: res.Thread.ID})
+		m, err := host.Markers().ThreadMarkers(context.Background(), api.ThreadMarkersParams{Thread: res.Thread.ID})
 		if err == nil && len(m.Audit) == 1 {
 			child = string(m.Audit[0].Created)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/fleet"
 	"github.com/codexhost/codexhost/runtime/follow"
+	"github.com/codexhost/codexhost/runtime/handoff"
 	"github.com/codexhost/codexhost/runtime/harness"
 	"github.com/codexhost/codexhost/runtime/marker"
 	"github.com/codexhost/codexhost/runtime/nodeserve"
@@ -55,6 +56,8 @@ type Options struct {
 	// one command this runtime serves needs it (harness.Native.Prestart).
 	AppServer bool
 	Now       func() time.Time
+	// TaskAfter is the clock of handoff tasks' timeouts (time.After when nil; tests inject one).
+	TaskAfter func(time.Duration) <-chan time.Time
 	Log       io.Writer
 }
 
@@ -108,9 +111,9 @@ type Host struct {
 
 	node *nodeserve.Server // this runtime as a paired node
 
-	handoffs handoffState // handoffs and their tasks (runtime/handoffs.go)
+	handoffs *handoff.Capability // handoffs and their tasks (runtime/handoff, wired in runtime/handoffs.go)
 
-	markers *marker.Engine // marker blocks (runtime/markers.go)
+	markers *marker.Service // marker blocks (runtime/marker, wired in runtime/markers.go)
 
 	routes *route.Table // every runtime API method with its policy (runtime/routes.go)
 }
@@ -307,7 +310,7 @@ func (h *Host) Close() error {
 	if h.server != nil {
 		errs = append(errs, h.server.Close())
 	}
-	h.closeMarkers()
+	h.markers.Close()
 	if h.stopApprovals != nil {
 		h.stopApprovals()
 	}
@@ -317,7 +320,7 @@ func (h *Host) Close() error {
 	}
 	errs = append(errs, h.fleet.Close())
 	errs = append(errs, h.supervise.Close())
-	h.closeHandoffs()
+	h.handoffs.Close()
 	if h.stopPrestart != nil {
 		h.stopPrestart()
 	}
@@ -432,7 +435,7 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 		}
 		h.fleet.Observe(ev.Thread, ev.Status)
 		h.recordEvent(ev.Thread, ev)
-		h.markersEvent(ev)
+		h.markers.OnEvent(ev)
 		h.approvals.TurnEnded(string(ev.Thread), ev.TurnStatus)
 	}
 	h.supervise.OnEvent(ev)

@@ -83,22 +83,3 @@ func TestRoutingTablePrincipalRows(t *testing.T) {
 		t.Errorf("the bot's agent lists %d threads, want its own and its child", len(list.Threads))
 	}
 }
-
-// A client starts only the handoffs it created: another client's handoff id names that
-// client's work, refused like its threads; operator.write may.
-func TestTaskStartOfAnotherClientsHandoffIsRefused(t *testing.T) {
-	th, root := handoffHost(t, hostOptions{clients: []string{"bot2"}, grants: map[string]config.Grant{"writer": {Scopes: []string{config.ScopeWrite}}}}, nil)
-	bot1, bot2 := th.client("bot"), th.client("bot2")
-	made := createHandoff(t, bot1, demoHandoff(projectDir(t, root, "bot1-project"), "read"))
-	me := callErr(t, bot2, api.MethodTaskStart, api.TaskStartParams{HandoffID: made.HandoffID}, model.CodePermissionDenied)
-	if me.Hint == "" {
-		t.Errorf("refusal without a hint: %v", me)
-	}
-	tasks := call[api.TaskStatusResult](t, th.client(config.OperatorClient), api.MethodTaskStatus, api.TaskStatusParams{})
-	if len(tasks.Tasks) != 0 {
-		t.Fatalf("the refused start left tasks %+v", tasks.Tasks)
-	}
-	if err := th.client("writer").Call(context.Background(), api.MethodTaskStart, api.TaskStartParams{HandoffID: made.HandoffID}, nil); model.IsCode(err, model.CodePermissionDenied) {
-		t.Errorf("operator.write starting another client's handoff: %v", err)
-	}
-}

@@ -28,12 +28,12 @@ func (h *Host) newRoutes() *route.Table {
 	return route.NewTable(h.live.Current,
 		follow.Routes(info, h.live.Fresh, h.Handle), // events.subscribe, runtime.forward, runtime.info
 		h.threads.Routes(),                          // harness.*, delegate.start, thread.*, client.events, usage.summary
-		h.markerRoutes(),                            // thread.markers, markers.prune (runtime/markers.go)
+		h.markers.Routes(),                          // thread.markers, markers.prune (runtime/marker)
 		h.fleet.Routes(),                            // catalog.hosts, catalog.sessions, catalog.transcript, catalog.archive
 		h.supervise.Routes(),                        // catalog.continue
 		compat.Routes(h.fleet.Catalog, h.supervise), // compat.*
 		h.node.Routes(),                             // node.describe, node.invoke
-		h.handoffRoutes(),                           // handoff.*, task.*, skill.* (runtime/handoffs.go)
+		h.handoffs.Routes(),                         // handoff.*, task.*, skill.* (runtime/handoff)
 		backup.Routes(func() *store.Store { return h.store }, h.opts.Now), // store.backup
 		codex.Routes(),                           // codex.status, codex.install
 		approvals.Routes(h.approvals, h.threads), // approval.*

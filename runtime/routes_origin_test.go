@@ -11,15 +11,6 @@ import (
 // rootPackage is this package: it wires capabilities and serves no method of its own.
 const rootPackage = "github.com/codexhost/codexhost/runtime"
 
-// pendingMove are the methods still served by root files that move into their capability
-// packages on their own branch (runtime/markers*.go, runtime/handoffs.go). An entry that is
-// no longer served here fails the test, so the list empties as they land.
-var pendingMove = map[string]bool{
-	"handoff.create": true, "handoff.list": true, "handoff.show": true, "markers.prune": true, "thread.markers": true,
-	"skill.bundle": true, "skill.read": true, "skill.route": true,
-	"task.cancel": true, "task.confirm": true, "task.result": true, "task.start": true, "task.status": true,
-}
-
 // rootRoutes lists the methods of t served by a function of the root package, each with
 // the function that serves it.
 func rootRoutes(t *route.Table) []string {
@@ -46,21 +37,8 @@ func TestRootRegistersNoRouteOfItsOwn(t *testing.T) {
 	for pkg, methods := range byPackage {
 		t.Logf("%s: %s", pkg, strings.Join(methods, " "))
 	}
-	var own []string
-	stillHere := map[string]bool{}
-	for _, line := range rootRoutes(h.routes) {
-		m, _, _ := strings.Cut(line, " ← ")
-		if stillHere[m] = true; !pendingMove[m] {
-			own = append(own, line)
-		}
-	}
-	if len(own) > 0 {
+	if own := rootRoutes(h.routes); len(own) > 0 {
 		t.Errorf("the root package serves methods of its own; move each into its capability's Routes():\n%s", strings.Join(own, "\n"))
-	}
-	for m := range pendingMove {
-		if !stillHere[m] {
-			t.Errorf("%s is served by its capability now: remove it from pendingMove", m)
-		}
 	}
 	// The check sees a root handler: one written here is caught.
 	rootTable := route.NewTable(h.live.Current, []route.Route{route.Spec[struct{}]{Method: "x.root", Policy: route.Everyone,

@@ -34,10 +34,12 @@ func (h *Host) wire() {
 		UsageOf:  func(id model.ThreadID) *model.Usage { return h.threads.UsageOf(id) },
 		Decorate: func(info *model.ThreadInfo) { h.threads.Decorate(info) }, Now: o.Now, Log: o.Log})
 	h.threads = threads.New(threads.Options{Supervised: h.supervise, Watch: func() *watch.Engine { return h.watch },
-		Subscribe: h.Subscribe, Publish: h.publish, Config: h.config, OnCancel: h.markersAuthorCancelled, Now: o.Now, Log: o.Log,
+		Subscribe: h.Subscribe, Publish: h.publish, Config: h.config, OnCancel: func(id model.ThreadID) { h.markers.AuthorCancelled(id) }, Now: o.Now, Log: o.Log,
 		Approvals: func(thread string) []model.Approval { return h.approvals.OfThread(thread) }})
 	// Every change of an approval is published under the asking thread, so only who may see
 	// the thread sees it.
+	h.markers = h.newMarkers()
+	h.handoffs = h.newHandoffs()
 	h.approvals = approvals.New(approvals.Options{Now: o.Now,
 		Policy: func() (string, time.Duration) { c := h.config().Approvals; return c.Owner, c.Timeout.Duration },
 		OnChange: func(a model.Approval) {
@@ -63,7 +65,7 @@ func (h *Host) wire() {
 		Links: h.supervise, Approvals: h.approvals, Now: o.Now, Log: o.Log,
 		Archived: func(ctx context.Context, id model.ThreadID) *model.MarkerCleanup {
 			h.agents.End(id)
-			return h.markerThreadArchived(ctx, id)
+			return h.markers.ThreadArchived(ctx, id)
 		}})
 	h.routes = h.newRoutes()
 }
@@ -87,6 +89,10 @@ func (h *Host) startSupervision(cfg *config.Config, appEnv []string, logDir stri
 
 // Threads is the host's thread capability (for in-process callers such as tests).
 func (h *Host) Threads() *threads.Service { return h.threads }
+
+// Native is the host's Codex harness, running once the host holds its home (for in-process
+// callers such as tests).
+func (h *Host) Native() *harness.Native { return h.native }
 
 // harnessRegistry is the host's harnesses as the thread capability and the marker wiring see
 // them.

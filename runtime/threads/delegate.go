@@ -201,7 +201,8 @@ func (s *Service) startChild(ctx context.Context, d delegation, now time.Time) (
 	return api.DelegateStartResult{Thread: info, DelegationID: st.delegationID}, st.turnID, nil
 }
 
-// Child is a thread to start with a first turn, delegated by a thread (Parent) or a client.
+// Child is a thread to start with a first turn, delegated by a thread (Parent) or a client;
+// with neither it is the runtime's own (a task the runtime token started).
 type Child struct {
 	Harness    string // a registered harness
 	Cwd, Model string
@@ -223,6 +224,12 @@ type Child struct {
 	ParamsKey string
 	// At is the time of the records; zero means when the harness started the thread.
 	At time.Time
+	// Policy starts the thread idle on the native harness under a task's own policy
+	// (runtime/handoff): no first turn, and no narrowing to the author's (the handoff's
+	// policy decides; a task is a leaf).
+	Policy *harness.PolicyStart
+	// Goal marks a goal thread (a handoff with acceptance criteria or test commands).
+	Goal bool
 }
 
 // ChildError is a failed step of StartChild: the harness's start (no thread exists), or the
@@ -242,23 +249,33 @@ func (e *ChildError) Error() string {
 
 func (e *ChildError) Unwrap() error { return e.Err }
 
+// Started is what StartChild made.
+type Started struct {
+	Thread model.ThreadID
+	// DelegationID is the delegation of a thread's child; "" for a client's thread.
+	DelegationID string
+	// Applied is the sandbox the App Server reports it applied to a policy start (its JSON).
+	Applied string
+}
+
 // StartChild starts a thread, records it with its origin (and its delegation when a thread
-// delegated it) in one write, and starts its first turn. It returns the thread and the
-// delegation id ("" for a client's thread).
-func (s *Service) StartChild(ctx context.Context, c Child) (model.ThreadID, string, error) {
+// delegated it) in one write, and starts its first turn (none for a policy start).
+func (s *Service) StartChild(ctx context.Context, c Child) (Started, error) {
 	st, err := s.startChildTurn(ctx, c)
-	if st.delegationID != "" && c.Parent == "" {
-		st.delegationID = "" // a client's start: its id is for the public CLI's output only
+	out := Started{Thread: st.thread, DelegationID: st.delegationID, Applied: st.applied}
+	if c.Parent == "" {
+		out.DelegationID = "" // a client's start: its id is for the public CLI's output only
 	}
-	return st.thread, st.delegationID, err
+	return out, err
 }
 
 // startedChild is what startChildTurn made: the thread, its delegation id (a client's start
-// has one too, kept on its origin record) and its first turn.
+// has one too, kept on its origin record), its first turn and a policy start's sandbox.
 type startedChild struct {
 	thread       model.ThreadID
 	delegationID string
 	turnID       string
+	applied      string
 }
 
 func (s *Service) startChildTurn(ctx context.Context, c Child) (startedChild, error) {
@@ -266,20 +283,65 @@ func (s *Service) startChildTurn(ctx context.Context, c Child) (startedChild, er
 	if !ok {
 		return startedChild{}, model.Errorf(model.CodeHarnessNotFound, "use one of: "+strings.Join(s.deps.Harnesses.Names(), ", "), "harness %q is not registered", c.Harness)
 	}
-	req := harness.StartRequest{Cwd: c.Cwd, Model: c.Model, Thinking: c.Thinking, Effort: c.Effort, Approval: c.Approval, Title: model.TaskTitle(c.Task)}
-	if err := checkApproval(c.Approval, hs); err != nil {
-		return startedChild{}, err
-	}
-	if err := s.narrowToAuthor(c, hs, &req); err != nil {
-		return startedChild{}, err
-	}
-	child, err := hs.Start(ctx, req)
+	child, applied, err := s.startThread(ctx, c, hs)
 	if err != nil {
-		return startedChild{}, &ChildError{Err: err}
+		return startedChild{}, err
 	}
 	now := c.At
 	if now.IsZero() {
 		now = s.opts.Now()
+	}
+	st, err := s.recordChild(c, child, now)
+	if err != nil {
+		return startedChild{}, err
+	}
+	st.applied = applied
+	if c.Policy != nil {
+		return st, nil // a task's thread: the task starts its turn under its own policy
+	}
+	turnID, err := hs.Send(ctx, child, c.Task)
+	if err != nil {
+		_ = s.deps.Store.SetDelegationStatus(child, model.DelegationFailed, s.opts.Now())
+		return st, &ChildError{FirstTurn: true, Thread: child, Err: err}
+	}
+	st.turnID = turnID
+	return st, nil
+}
+
+// startThread starts the child's thread on hs: narrowed to its author's policy, or idle on
+// the native harness under a task's own policy.
+func (s *Service) startThread(ctx context.Context, c Child, hs harness.Harness) (model.ThreadID, string, error) {
+	if c.Policy != nil {
+		native, ok := hs.(*harness.Native)
+		if !ok {
+			return "", "", model.Errorf(model.CodeFailedPrecondition, "start a task on the native harness", "harness %q cannot start a thread under a task's policy", c.Harness)
+		}
+		id, applied, err := native.StartWithPolicy(ctx, *c.Policy)
+		if err != nil {
+			return "", "", &ChildError{Err: err}
+		}
+		return id, applied, nil
+	}
+	req := harness.StartRequest{Cwd: c.Cwd, Model: c.Model, Thinking: c.Thinking, Effort: c.Effort, Approval: c.Approval, Title: model.TaskTitle(c.Task)}
+	if err := checkApproval(c.Approval, hs); err != nil {
+		return "", "", err
+	}
+	if err := s.narrowToAuthor(c, hs, &req); err != nil {
+		return "", "", err
+	}
+	child, err := hs.Start(ctx, req)
+	if err != nil {
+		return "", "", &ChildError{Err: err}
+	}
+	return child, "", nil
+}
+
+// recordChild writes the child's thread record with its origin and, when a thread delegated
+// it, its delegation, in one write; a child of neither is the runtime's own, recorded alone.
+func (s *Service) recordChild(c Child, child model.ThreadID, now time.Time) (startedChild, error) {
+	thread := model.ThreadRecord{V: 1, ID: child, Harness: c.Harness, Cwd: c.Cwd, Model: c.Model, Goal: c.Goal, CreatedAt: now, UpdatedAt: now, RecencyAt: now}
+	if c.Parent == "" && c.Client == "" {
+		return startedChild{thread: child}, s.deps.Store.PutThread(thread)
 	}
 	kind := model.OriginClient
 	if c.Parent != "" {
@@ -287,7 +349,7 @@ func (s *Service) startChildTurn(ctx context.Context, c Child) (startedChild, er
 	}
 	rec := store.NewDelegation{
 		Origin:     model.Origin{V: 1, Thread: child, Kind: kind, ParentThread: c.Parent, Client: c.Client, RequestID: c.RequestID, Refs: c.Refs, CreatedAt: now},
-		Thread:     model.ThreadRecord{V: 1, ID: child, Harness: c.Harness, Cwd: c.Cwd, Model: c.Model, CreatedAt: now, UpdatedAt: now, RecencyAt: now},
+		Thread:     thread,
 		RequestKey: c.RequestKey,
 		DedupeKey:  c.DedupeKey,
 		ParamsKey:  c.ParamsKey,
@@ -305,14 +367,7 @@ func (s *Service) startChildTurn(ctx context.Context, c Child) (startedChild, er
 	if err := s.deps.Store.SaveDelegation(rec); err != nil {
 		return startedChild{}, err
 	}
-	st := startedChild{thread: child, delegationID: rec.Origin.DelegationID + rec.Origin.ClientDelegationID}
-	turnID, err := hs.Send(ctx, child, c.Task)
-	if err != nil {
-		_ = s.deps.Store.SetDelegationStatus(child, model.DelegationFailed, s.opts.Now())
-		return st, &ChildError{FirstTurn: true, Thread: child, Err: err}
-	}
-	st.turnID = turnID
-	return st, nil
+	return startedChild{thread: child, delegationID: rec.Origin.DelegationID + rec.Origin.ClientDelegationID}, nil
 }
 
 // clientDelegationID is the delegation id of a client's start, from its origin record.

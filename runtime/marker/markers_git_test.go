@@ -1,4 +1,4 @@
-package runtime
+package marker_test
 
 import (
 	"os"
@@ -9,19 +9,20 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // nextReport sends the author a turn that prints blocks and returns the report of that turn
 // (the author's n-th report, 1-based).
 func (m *markerEnv) nextReport(author, dir, blocks string, n int) string {
-	m.t.Helper()
+	m.T.Helper()
 	if err := os.WriteFile(filepath.Join(dir, "blocks.md"), []byte(blocks), 0o600); err != nil {
-		m.t.Fatal(err)
+		m.T.Fatal(err)
 	}
-	waitStopped(m.t, m.c, author)
-	call[api.ThreadSendResult](m.t, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: author, Message: "next"})
+	hosttest.WaitStopped(m.T, m.c, author)
+	hosttest.Call[api.ThreadSendResult](m.T, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: author, Message: "next"})
 	var got []string
-	eventually(m.t, "the next marker report", func() bool { got = m.reports(author); return len(got) >= n })
+	hosttest.Eventually(m.T, "the next marker report", func() bool { got = m.reports(author); return len(got) >= n })
 	return got[n-1]
 }
 
@@ -46,12 +47,12 @@ func TestS002_08_GitAuthorControlsTheThreadsItCreated(t *testing.T) {
 				t.Fatalf("the report does not say why the cwd is shared:\n%s", first)
 			}
 			child := m.createdThreads(author, 1)[0]
-			eventually(t, "the child running", func() bool { return readThread(t, m.c, child).Thread.Status == model.ThreadActive })
+			hosttest.Eventually(t, "the child running", func() bool { return hosttest.ReadThread(t, m.c, child).Thread.Status == model.ThreadActive })
 			r := m.nextReport(author, repo, fence("task-read", `{"task_id":"`+child+`"}`)+fence("task-cancel", `{"task_id":"`+child+`"}`), 2)
 			if strings.Contains(r, "other_project") || !strings.Contains(r, "2. task-cancel: accepted") || !strings.Contains(r, "1. task-read: accepted") {
 				t.Fatalf("control report:\n%s", r)
 			}
-			if st := waitStopped(t, m.c, child).Thread.LastTurn.Status; st != model.TurnInterrupted {
+			if st := hosttest.WaitStopped(t, m.c, child).Thread.LastTurn.Status; st != model.TurnInterrupted {
 				t.Fatalf("child after cancel: %s", st)
 			}
 		})
@@ -80,17 +81,17 @@ func TestS002_09_GenerationLimitCountsThroughADelegation(t *testing.T) {
 	commitBlocks(t, m.cwd, fence("task-create", `{"prompt":"next generation"}`))
 	author := m.start("author", "first generation", m.cwd)
 	var lin api.ThreadLineageResult
-	eventually(t, "three generations", func() bool {
-		lin = call[api.ThreadLineageResult](t, m.c, api.MethodThreadLineage, api.ThreadLineageParams{Thread: author})
+	hosttest.Eventually(t, "three generations", func() bool {
+		lin = hosttest.Call[api.ThreadLineageResult](t, m.c, api.MethodThreadLineage, api.ThreadLineageParams{Thread: author})
 		return len(lin.Nodes) == 4 && lin.Nodes[3].Marker != nil
 	})
 	third := lin.Nodes[3].Thread.ID
 	if r := m.report(third); !strings.Contains(r, "skipped (generation_limit)") {
 		t.Fatalf("third generation's report:\n%s", r)
 	}
-	thirdCwd := readThread(t, m.c, third).Thread.Cwd
+	thirdCwd := hosttest.ReadThread(t, m.c, third).Thread.Cwd
 	// The third generation delegates; the delegated thread prints the same block.
-	d := delegate(t, m.runtimeClient(), api.DelegateStartParams{Caller: api.CallerHint{ParentThread: third}, Harness: "author", Task: "delegated", Cwd: thirdCwd})
+	d := hosttest.Delegate(t, m.RuntimeClient(), api.DelegateStartParams{Caller: api.CallerHint{ParentThread: third}, Harness: "author", Task: "delegated", Cwd: thirdCwd})
 	if r := m.report(d.Thread.ID); !strings.Contains(r, "1. task-create: skipped (generation_limit)") {
 		t.Fatalf("the delegated thread's report:\n%s", r)
 	}
@@ -125,14 +126,14 @@ func branches(t *testing.T, repo string) string {
 // worktree_dir, outside the repository.
 func TestS002_03_PruneRemovesWhatEndedThreadsLeft(t *testing.T) {
 	trees := filepath.Join(t.TempDir(), "work trees")
-	th := newTestHost(t, hostOptions{clients: []string{"bot"}, operators: []string{"ops"}, harnesses: markerHarnesses()})
-	th.cfg.Markers.WorktreeDir = trees
-	if err := config.Save(th.home, th.cfg); err != nil {
+	th := hosttest.New(t, hosttest.Options{Clients: []string{"bot"}, Operators: []string{"ops"}, Harnesses: markerHarnesses()})
+	th.Cfg.Markers.WorktreeDir = trees
+	if err := config.Save(th.Home, th.Cfg); err != nil {
 		t.Fatal(err)
 	}
-	th.restart()
-	m := &markerEnv{testHost: th, c: th.client("bot"), cwd: gitRepo(t, filepath.Join(t.TempDir(), "my repo"), true)}
-	ops := th.client("ops")
+	th.Restart()
+	m := &markerEnv{Host: th, c: th.Client("bot"), cwd: gitRepo(t, filepath.Join(t.TempDir(), "my repo"), true)}
+	ops := th.Client("ops")
 	author := m.author(m.cwd, fence("task-create", `{"prompt":"clean","harness":"shell"}`)+
 		fence("task-create", `{"prompt":"commits","harness":"shell"}`)+fence("task-create", `{"prompt":"runs","harness":"sleep"}`))
 	m.report(author)
@@ -140,20 +141,20 @@ func TestS002_03_PruneRemovesWhatEndedThreadsLeft(t *testing.T) {
 	clean, committed, running := ids[0], ids[1], ids[2]
 	wt := map[string]string{}
 	for _, id := range ids {
-		wt[id] = readThread(t, m.c, id).Thread.Cwd
+		wt[id] = hosttest.ReadThread(t, m.c, id).Thread.Cwd
 		if !strings.HasPrefix(wt[id], trees+string(filepath.Separator)) {
 			t.Fatalf("worktree %s is not under worktree_dir %s", wt[id], trees)
 		}
 	}
-	waitStopped(t, m.c, clean)
-	waitStopped(t, m.c, committed)
+	hosttest.WaitStopped(t, m.c, clean)
+	hosttest.WaitStopped(t, m.c, committed)
 	gitRun(t, wt[committed], "commit", "--allow-empty", "-qm", "work of its own")
 	// A watch that will notify the clean thread keeps it until the notification is delivered.
 	slowDir := t.TempDir()
 	slow := m.start("slow", "slow", slowDir)
-	call[api.WatchResult](t, m.c, api.MethodThreadWatch, api.ThreadWatchParams{Thread: slow, Notify: clean})
+	hosttest.Call[api.WatchResult](t, m.c, api.MethodThreadWatch, api.ThreadWatchParams{Thread: slow, Notify: clean})
 
-	dry := call[api.MarkersPruneResult](t, ops, api.MethodMarkersPrune, api.MarkersPruneParams{DryRun: true})
+	dry := hosttest.Call[api.MarkersPruneResult](t, ops, api.MethodMarkersPrune, api.MarkersPruneParams{DryRun: true})
 	if it := pruneItem(t, dry, committed); !it.Cleanup.WorktreeRemoved || it.Cleanup.BranchDeleted || it.Cleanup.OwnCommits != 1 {
 		t.Fatalf("dry run, committed thread: %+v", it)
 	}
@@ -166,7 +167,7 @@ func TestS002_03_PruneRemovesWhatEndedThreadsLeft(t *testing.T) {
 		t.Fatalf("the dry run changed something: %s", branches(t, m.cwd))
 	}
 
-	res := call[api.MarkersPruneResult](t, ops, api.MethodMarkersPrune, api.MarkersPruneParams{})
+	res := hosttest.Call[api.MarkersPruneResult](t, ops, api.MethodMarkersPrune, api.MarkersPruneParams{})
 	if it := pruneItem(t, res, committed); !it.Cleanup.WorktreeRemoved || it.Cleanup.BranchDeleted || !strings.Contains(it.Cleanup.Kept, "1 commits of its own") {
 		t.Fatalf("committed thread: %+v", it)
 	}
@@ -174,14 +175,14 @@ func TestS002_03_PruneRemovesWhatEndedThreadsLeft(t *testing.T) {
 		t.Fatalf("worktrees after prune: committed %v clean %v running %v", exists(wt[committed]), exists(wt[clean]), exists(wt[running]))
 	}
 
-	openGate(t, slowDir)
-	eventually(t, "the watch delivered", func() bool {
-		return len(m.Threads().Watches(nil).Pending) == 0 && m.markerThreadPending(model.ThreadID(clean)) == ""
+	hosttest.OpenGate(t, slowDir)
+	hosttest.Eventually(t, "the watch delivered", func() bool {
+		return len(m.Threads().Watches(nil).Pending) == 0 && m.Markers().ThreadPending(model.ThreadID(clean)) == ""
 	})
-	waitStopped(t, m.c, clean)
-	callRaw(t, m.c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: running})
-	waitStopped(t, m.c, running)
-	res = call[api.MarkersPruneResult](t, ops, api.MethodMarkersPrune, api.MarkersPruneParams{})
+	hosttest.WaitStopped(t, m.c, clean)
+	hosttest.CallRaw(t, m.c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: running})
+	hosttest.WaitStopped(t, m.c, running)
+	res = hosttest.Call[api.MarkersPruneResult](t, ops, api.MethodMarkersPrune, api.MarkersPruneParams{})
 	for _, id := range []string{clean, running} {
 		if it := pruneItem(t, res, id); !it.Cleanup.WorktreeRemoved || !it.Cleanup.BranchDeleted || exists(wt[id]) {
 			t.Fatalf("ended thread %s: %+v", id, it)
@@ -202,18 +203,18 @@ func TestS002_03_PruneRemovesWhatEndedThreadsLeft(t *testing.T) {
 		t.Fatalf("poll after prune:\n%s", r)
 	}
 	// The agent's own token may not prune.
-	callErr(t, th.runtimeClient(), api.MethodMarkersPrune, api.MarkersPruneParams{}, model.CodePermissionDenied)
+	hosttest.CallErr(t, th.RuntimeClient(), api.MethodMarkersPrune, api.MarkersPruneParams{}, model.CodePermissionDenied)
 }
 
 // Scenario: S002-03 — worktrees made before marker-creation records kept them (the record
 // has no worktree; the run's outcome has) are found and pruned too.
 func TestS002_03_PruneFindsWorktreesOfOlderRecords(t *testing.T) {
-	th := newTestHost(t, hostOptions{clients: []string{"bot"}, operators: []string{"ops"}, harnesses: markerHarnesses()})
-	m := &markerEnv{testHost: th, c: th.client("bot"), cwd: gitRepo(t, t.TempDir(), true)}
+	th := hosttest.New(t, hosttest.Options{Clients: []string{"bot"}, Operators: []string{"ops"}, Harnesses: markerHarnesses()})
+	m := &markerEnv{Host: th, c: th.Client("bot"), cwd: gitRepo(t, t.TempDir(), true)}
 	author := m.author(m.cwd, fence("task-create", `{"prompt":"old","harness":"shell"}`))
 	m.report(author)
 	child := m.createdThreads(author, 1)[0]
-	wt := waitStopped(t, m.c, child).Thread.Cwd
+	wt := hosttest.WaitStopped(t, m.c, child).Thread.Cwd
 	rec, err := m.Store().MarkerChild(model.ThreadID(child))
 	if err != nil {
 		t.Fatal(err)
@@ -236,11 +237,11 @@ func TestS002_03_PruneFindsWorktreesOfOlderRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res := call[api.MarkersPruneResult](t, th.client("ops"), api.MethodMarkersPrune, api.MarkersPruneParams{})
+	res := hosttest.Call[api.MarkersPruneResult](t, th.Client("ops"), api.MethodMarkersPrune, api.MarkersPruneParams{})
 	if it := pruneItem(t, res, child); !it.Cleanup.WorktreeRemoved || !it.Cleanup.BranchDeleted || exists(wt) {
 		t.Fatalf("older record: %+v", it)
 	}
-	if again := call[api.MarkersPruneResult](t, th.client("ops"), api.MethodMarkersPrune, api.MarkersPruneParams{}); len(again.Threads) != 0 {
+	if again := hosttest.Call[api.MarkersPruneResult](t, th.Client("ops"), api.MethodMarkersPrune, api.MarkersPruneParams{}); len(again.Threads) != 0 {
 		t.Fatalf("listed again: %+v", again.Threads)
 	}
 }

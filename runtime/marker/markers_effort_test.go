@@ -1,4 +1,4 @@
-package runtime
+package marker_test
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // createdThreads returns the threads an author's task-create blocks created, in block order.
 func (m *markerEnv) createdThreads(author string, n int) []string {
-	m.t.Helper()
+	m.T.Helper()
 	var ids []string
-	eventually(m.t, "the created threads", func() bool {
+	hosttest.Eventually(m.T, "the created threads", func() bool {
 		ids = ids[:0]
 		for _, a := range m.markers(author).Audit {
 			if a.Created != "" {
@@ -35,22 +36,22 @@ func TestS002_03_MarkerEffortReachesAnExternalHarness(t *testing.T) {
 	m.report(author)
 	created := m.createdThreads(author, 2)
 	for i, want := range []string{"high", ""} {
-		res := waitStopped(t, m.c, created[i])
+		res := hosttest.WaitStopped(t, m.c, created[i])
 		if res.Result == nil {
 			t.Fatalf("thread %d: no result", i)
 		}
-		if got, ok := codexhostVars(res.Result.Text)["CODEXHOST_EFFORT"]; got != want || ok != (want != "") {
+		if got, ok := hosttest.CodexhostVars(res.Result.Text)["CODEXHOST_EFFORT"]; got != want || ok != (want != "") {
 			t.Fatalf("thread %d: CODEXHOST_EFFORT=%q (set %v), want %q", i, got, ok, want)
 		}
 	}
 	// Every turn of the thread gets it, not only the first.
-	turn := call[api.ThreadSendResult](t, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: created[0], Message: "again"}).TurnID
+	turn := hosttest.Call[api.ThreadSendResult](t, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: created[0], Message: "again"}).TurnID
 	var res api.ThreadReadResult
-	eventually(t, "the second turn's end", func() bool {
-		res = readThread(t, m.c, created[0])
+	hosttest.Eventually(t, "the second turn's end", func() bool {
+		res = hosttest.ReadThread(t, m.c, created[0])
 		return res.Thread.Status == model.ThreadIdle && res.Result != nil && res.Result.TurnID == turn
 	})
-	if got := codexhostVars(res.Result.Text)["CODEXHOST_EFFORT"]; got != "high" {
+	if got := hosttest.CodexhostVars(res.Result.Text)["CODEXHOST_EFFORT"]; got != "high" {
 		t.Fatalf("second turn: CODEXHOST_EFFORT=%q", got)
 	}
 }
@@ -58,20 +59,21 @@ func TestS002_03_MarkerEffortReachesAnExternalHarness(t *testing.T) {
 // Scenario: S002-03 — the effort of task-create on a native author's block reaches the
 // created native thread's model requests as Codex's reasoning effort (max as xhigh).
 func TestS002_03_MarkerEffortReachesTheNativeModel(t *testing.T) {
-	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
-	c := th.client("bot")
-	th.fake.Enqueue(fakemodel.Reply("```task-create\n{\"prompt\":\"child at max effort\",\"effort\":\"max\"}\n```\n" +
+	t.Parallel()
+	th := hosttest.New(t, hosttest.Options{Codex: true, Clients: []string{"bot"}})
+	c := th.Client("bot")
+	th.Fake.Enqueue(fakemodel.Reply("```task-create\n{\"prompt\":\"child at max effort\",\"effort\":\"max\"}\n```\n" +
 		"```task-create\n{\"prompt\":\"child at default effort\"}\n```\n"))
-	author := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan", Cwd: t.TempDir()}).Thread.ID
-	m := &markerEnv{testHost: th, c: c}
+	author := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan", Cwd: t.TempDir()}).Thread.ID
+	m := &markerEnv{Host: th, c: c}
 	m.report(author)
 	for _, id := range m.createdThreads(author, 2) {
-		waitStopped(t, c, id)
+		hosttest.WaitStopped(t, c, id)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	effort := func(text string) (string, bool) {
-		reqs, _ := th.fake.WaitRequests(ctx, 0)
+		reqs, _ := th.Fake.WaitRequests(ctx, 0)
 		for _, r := range reqs {
 			if r.UserText == text {
 				reasoning, _ := r.JSON["reasoning"].(map[string]any)

@@ -1,4 +1,4 @@
-package runtime
+package marker
 
 import (
 	"context"
@@ -6,34 +6,23 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
-	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
-	"github.com/codexhost/codexhost/runtime/marker"
-	"github.com/codexhost/codexhost/runtime/route"
 )
 
 // The worktrees and branches marker blocks make: removed when their thread is archived or
-// pruned. A worktree with uncommitted changes and a branch with commits of its own are kept.
+// pruned (markers.prune). A worktree with uncommitted changes and a branch with commits of its
+// own are kept.
 
-// markersPruneRoute is markers.prune, an operator command: it removes folders and branches
-// of the user's repositories.
-func (h *Host) markersPruneRoute() route.Route {
-	return route.Spec[api.MarkersPruneParams]{Method: api.MethodMarkersPrune, Policy: route.Operator(config.ScopeWrite, false),
-		Call: func(ctx context.Context, _ route.Env, p api.MarkersPruneParams) (any, error) {
-			return h.MarkersPrune(ctx, p)
-		}}.Route()
-}
-
-// MarkersPrune removes what belongs to created threads that ended and lists the rest.
-func (h *Host) MarkersPrune(ctx context.Context, p api.MarkersPruneParams) (api.MarkersPruneResult, error) {
-	legacy, err := h.legacyMarkerWorktrees()
+// Prune removes what belongs to created threads that ended and lists the rest.
+func (s *Service) Prune(ctx context.Context, p api.MarkersPruneParams) (api.MarkersPruneResult, error) {
+	legacy, err := s.legacyWorktrees()
 	if err != nil {
 		return api.MarkersPruneResult{}, err
 	}
 	var children []model.MarkerChild
-	if err := h.store.EachMarkerChild(func(c model.MarkerChild) error {
+	if err := s.deps.Store.EachMarkerChild(func(c model.MarkerChild) error {
 		if wt, ok := legacy[c.Child]; ok && c.Repo == "" && c.Worktree == "" && c.Branch == "" {
-			c = h.adoptLegacyWorktree(ctx, c, wt)
+			c = s.adoptLegacyWorktree(ctx, c, wt)
 		}
 		if c.Worktree != "" || c.Branch != "" {
 			children = append(children, c)
@@ -45,31 +34,31 @@ func (h *Host) MarkersPrune(ctx context.Context, p api.MarkersPruneParams) (api.
 	res := api.MarkersPruneResult{DryRun: p.DryRun, Threads: []api.MarkerPruneItem{}}
 	for _, c := range children {
 		item := api.MarkerPruneItem{Thread: string(c.Child), Repo: c.Repo}
-		if why := h.markerThreadActive(ctx, c.Child); why != "" {
+		if why := s.threadActive(ctx, c.Child); why != "" {
 			item.Active = why
 			item.Cleanup = model.MarkerCleanup{Worktree: c.Worktree, Branch: c.Branch, Kept: "the thread has not ended: " + why}
 		} else {
-			item.Cleanup = h.cleanMarkerWorktree(ctx, c, p.DryRun)
+			item.Cleanup = s.cleanWorktree(ctx, c, p.DryRun)
 		}
 		res.Threads = append(res.Threads, item)
 	}
 	return res, nil
 }
 
-// markerThreadArchived removes the worktree of an archived thread; nil when it has none.
-func (h *Host) markerThreadArchived(ctx context.Context, id model.ThreadID) *model.MarkerCleanup {
-	c, err := h.store.MarkerChild(id)
+// ThreadArchived removes the worktree of an archived thread; nil when it has none.
+func (s *Service) ThreadArchived(ctx context.Context, id model.ThreadID) *model.MarkerCleanup {
+	c, err := s.deps.Store.MarkerChild(id)
 	if err != nil || (c.Worktree == "" && c.Branch == "") {
 		return nil
 	}
-	out := h.cleanMarkerWorktree(ctx, c, false)
+	out := s.cleanWorktree(ctx, c, false)
 	return &out
 }
 
-// cleanMarkerWorktree removes the worktree and the branch without commits of its own, and
+// cleanWorktree removes the worktree and the branch without commits of its own, and
 // records what is left, so a kept branch is listed again by the next prune.
-func (h *Host) cleanMarkerWorktree(ctx context.Context, c model.MarkerChild, dryRun bool) model.MarkerCleanup {
-	out := marker.RemoveWorktree(ctx, c.Repo, c.Worktree, c.Branch, dryRun)
+func (s *Service) cleanWorktree(ctx context.Context, c model.MarkerChild, dryRun bool) model.MarkerCleanup {
+	out := RemoveWorktree(ctx, c.Repo, c.Worktree, c.Branch, dryRun)
 	if dryRun {
 		return out
 	}
@@ -81,17 +70,17 @@ func (h *Host) cleanMarkerWorktree(ctx context.Context, c model.MarkerChild, dry
 		c.Branch, changed = "", true
 	}
 	if changed {
-		if err := h.store.PutMarkerChild(c); err != nil {
-			h.logf("marker worktree of %s: save: %v", c.Child, err)
+		if err := s.deps.Store.PutMarkerChild(c); err != nil {
+			fmt.Fprintf(s.opts.Log, "marker worktree of %s: save: %v\n", c.Child, err)
 		}
 	}
 	return out
 }
 
-// markerThreadActive says why a created thread has not ended, "" when it has: its last turn
+// threadActive says why a created thread has not ended, "" when it has: its last turn
 // is terminal (or the thread is gone) and no watch or marker run of it is pending.
-func (h *Host) markerThreadActive(ctx context.Context, id model.ThreadID) string {
-	hs, err := h.threads.Harness(ctx, id)
+func (s *Service) threadActive(ctx context.Context, id model.ThreadID) string {
+	hs, err := s.opts.Threads.Harness(ctx, id)
 	if model.IsCode(err, model.CodeThreadNotFound) {
 		return ""
 	}
@@ -113,13 +102,13 @@ func (h *Host) markerThreadActive(ctx context.Context, id model.ThreadID) string
 	case st != model.TurnCompleted && st != model.TurnFailed && st != model.TurnInterrupted:
 		return "its last turn is " + st
 	}
-	return h.markerThreadPending(id)
+	return s.ThreadPending(id)
 }
 
-// markerThreadPending says which watch or marker run of the thread is pending, "" when none.
-func (h *Host) markerThreadPending(id model.ThreadID) string {
+// ThreadPending says which watch or marker run of the thread is pending, "" when none.
+func (s *Service) ThreadPending(id model.ThreadID) string {
 	why := ""
-	if err := h.store.Watches(func(w model.Watch) error {
+	if err := s.deps.Store.Watches(func(w model.Watch) error {
 		if (w.Thread == id || w.Notify == string(id)) && (w.State == model.WatchWatching || w.State == model.WatchPending) {
 			why = fmt.Sprintf("a watch is %s", w.State)
 		}
@@ -130,7 +119,7 @@ func (h *Host) markerThreadPending(id model.ThreadID) string {
 	if why != "" {
 		return why
 	}
-	if err := h.store.MarkerRuns(func(r model.MarkerRun) error {
+	if err := s.deps.Store.MarkerRuns(func(r model.MarkerRun) error {
 		if r.Author == id && r.State == model.MarkerRunning {
 			why = "a marker run of its blocks is pending"
 		}
@@ -141,11 +130,11 @@ func (h *Host) markerThreadPending(id model.ThreadID) string {
 	return why
 }
 
-// legacyMarkerWorktrees finds, in the runs' outcomes, the worktrees created before their
+// legacyWorktrees finds, in the runs' outcomes, the worktrees created before their
 // marker-creation records kept them.
-func (h *Host) legacyMarkerWorktrees() (map[model.ThreadID]model.MarkerCreated, error) {
+func (s *Service) legacyWorktrees() (map[model.ThreadID]model.MarkerCreated, error) {
 	out := map[model.ThreadID]model.MarkerCreated{}
-	err := h.store.MarkerRuns(func(r model.MarkerRun) error {
+	err := s.deps.Store.MarkerRuns(func(r model.MarkerRun) error {
 		for _, o := range r.Outcomes {
 			if c := o.Created; c != nil && c.Worktree != "" && c.Repo == "" {
 				out[model.ThreadID(c.ID)] = *c
@@ -158,12 +147,12 @@ func (h *Host) legacyMarkerWorktrees() (map[model.ThreadID]model.MarkerCreated, 
 
 // adoptLegacyWorktree fills a record made before worktrees were kept in it: the repository
 // is the worktree's, else the author's. Cleaning it saves the filled record.
-func (h *Host) adoptLegacyWorktree(ctx context.Context, c model.MarkerChild, wt model.MarkerCreated) model.MarkerChild {
+func (s *Service) adoptLegacyWorktree(ctx context.Context, c model.MarkerChild, wt model.MarkerCreated) model.MarkerChild {
 	c.Worktree, c.Branch = wt.Worktree, wt.Branch
-	repo, ok := marker.GitCommonDir(ctx, wt.Worktree)
+	repo, ok := GitCommonDir(ctx, wt.Worktree)
 	if !ok {
-		if rec, err := h.store.Thread(c.Parent); err == nil {
-			repo, ok = marker.GitCommonDir(ctx, rec.Cwd)
+		if rec, err := s.deps.Store.Thread(c.Parent); err == nil {
+			repo, ok = GitCommonDir(ctx, rec.Cwd)
 		}
 	}
 	if !ok {

@@ -1,4 +1,4 @@
-package runtime
+package marker_test
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // Scenario: S002-03 — an author in a git repository writes a 4-backtick fence quoting a
@@ -48,7 +49,7 @@ func TestS002_03_FencesAsCommonMarkReadsThemOnARealAuthor(t *testing.T) {
 	if created != 1 {
 		t.Fatalf("%d threads created, want 1", created)
 	}
-	list := call[api.ThreadListResult](t, m.c, api.MethodThreadList, api.ThreadListParams{Parent: author})
+	list := hosttest.Call[api.ThreadListResult](t, m.c, api.MethodThreadList, api.ThreadListParams{Parent: author})
 	if len(list.Threads) != 1 {
 		t.Fatalf("children listed %d", len(list.Threads))
 	}
@@ -60,15 +61,15 @@ func TestS002_03_FencesAsCommonMarkReadsThemOnARealAuthor(t *testing.T) {
 func TestS002_04_WaitSecondsWaitsThenReadsOnce(t *testing.T) {
 	for _, committed := range []bool{true, false} {
 		t.Run(map[bool]string{true: "committed", false: "no commit"}[committed], func(t *testing.T) {
-			clock := newFakeClock(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC))
-			th := newTestHost(t, hostOptions{clients: []string{"bot"}, harnesses: markerHarnesses(), now: clock.Now})
-			m := &markerEnv{testHost: th, c: th.client("bot")}
+			clock := hosttest.NewFakeClock(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC))
+			th := hosttest.New(t, hosttest.Options{Clients: []string{"bot"}, Harnesses: markerHarnesses(), Now: clock.Now})
+			m := &markerEnv{Host: th, c: th.Client("bot")}
 			repo := gitRepo(t, t.TempDir(), committed)
 			target := m.start("slow", "slow work", repo)
 			author := m.author(repo, fence("task-read", `{"task_id":"`+target+`","wait_seconds":20}`))
-			eventually(t, "the read pending", func() bool { return len(m.markers(author).Running) == 1 })
-			openGate(t, repo)
-			waitStopped(t, m.c, target)
+			hosttest.Eventually(t, "the read pending", func() bool { return len(m.markers(author).Running) == 1 })
+			hosttest.OpenGate(t, repo)
+			hosttest.WaitStopped(t, m.c, target)
 			// The target stopped: a read that does not wait would report now.
 			time.Sleep(3 * time.Second)
 			if r := m.reports(author); len(r) != 0 {
@@ -92,9 +93,9 @@ func TestS002_03_NamesInAReportAfterARestart(t *testing.T) {
 	slow := m.start("slow", "slow", repo) // in the author's project: the wait waits
 	author := m.author(repo, fence("task-create", `{"name":"named-before-restart","prompt":"p","harness":"shell"}`)+
 		fence("wait-threads", `{"task_ids":["`+slow+`"],"timeout_seconds":3600}`))
-	eventually(t, "the wait running", func() bool { return len(m.markers(author).Running) == 1 })
-	m.restart() // the slow turn ends interrupted with the runtime; the wait resumes and sees it
-	m.c = m.client("bot")
+	hosttest.Eventually(t, "the wait running", func() bool { return len(m.markers(author).Running) == 1 })
+	m.Restart() // the slow turn ends interrupted with the runtime; the wait resumes and sees it
+	m.c = m.Client("bot")
 	r := m.report(author)
 	if !strings.Contains(r, `1. task-create "named-before-restart": accepted`) || !strings.Contains(r, "interrupted") {
 		t.Fatalf("report after the restart:\n%s", r)
@@ -109,8 +110,8 @@ func TestS002_03_NamesInAReportAfterARestart(t *testing.T) {
 	if raw.Len() != 0 {
 		t.Fatalf("a name in a record: %s", raw.String())
 	}
-	eventually(t, "the names file removed", func() bool {
-		files, _ := os.ReadDir(filepath.Join(m.home, "marker-names"))
+	hosttest.Eventually(t, "the names file removed", func() bool {
+		files, _ := os.ReadDir(filepath.Join(m.Home, "marker-names"))
 		return len(files) == 0
 	})
 }

@@ -1,4 +1,4 @@
-package runtime
+package marker
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/harness"
 )
 
-// A turn that completed just before a crash has its completion recorded (markersEvent) but
+// A turn that completed just before a crash has its completion recorded (Service.OnEvent) but
 // no plan of its blocks. At start those turns are planned; the plan's index keeps a turn from
 // being planned twice.
 
@@ -16,55 +16,55 @@ import (
 // and anything of its blocks running.
 const faultMarkerTurnCompleted = "marker-turn-completed"
 
-// markerFault stops the process at point in crash-test builds.
-func markerFault(point string) {
-	if fault := faultPoint; fault != nil {
-		fault(point)
+// fault stops the process at point in crash-test builds.
+func (s *Service) fault(point string) {
+	if s.opts.Fault != nil {
+		s.opts.Fault(point)
 	}
 }
 
-// recoverMarkerTurns reads the turns in flight the last runtime left and plans the
-// completed ones in the background.
-func (h *Host) recoverMarkerTurns() error {
+// recoverTurns reads the turns in flight the last runtime left and plans the completed ones
+// in the background.
+func (s *Service) recoverTurns() error {
 	var turns []model.MarkerTurn
-	if err := h.store.MarkerTurns(func(t model.MarkerTurn) error {
+	if err := s.deps.Store.MarkerTurns(func(t model.MarkerTurn) error {
 		turns = append(turns, t)
 		return nil
 	}); err != nil {
 		return err
 	}
 	for _, t := range turns {
-		go h.recoverMarkerTurn(t)
+		go s.recoverTurn(t)
 	}
 	return nil
 }
 
-// recoverMarkerTurn plans a turn heard completed, or one the thread shows completed as its
-// last turn; a turn that did not complete (it was running at the crash and ended with the
+// recoverTurn plans a turn heard completed, or one the thread shows completed as its last
+// turn; a turn that did not complete (it was running at the crash and ended with the
 // runtime) is settled, its blocks never run.
-func (h *Host) recoverMarkerTurn(t model.MarkerTurn) {
+func (s *Service) recoverTurn(t model.MarkerTurn) {
 	if !t.Completed {
 		ctx, cancel := context.WithTimeout(context.Background(), readTimeoutMarkers)
-		status, err := h.lastTurnStatus(ctx, t.Author, t.Turn)
+		status, err := s.lastTurnStatus(ctx, t.Author, t.Turn)
 		cancel()
 		switch {
 		case err != nil:
-			fmt.Fprintf(h.opts.Log, "marker turn %s of %s: %v\n", t.Turn, t.Author, err)
+			fmt.Fprintf(s.opts.Log, "marker turn %s of %s: %v\n", t.Turn, t.Author, err)
 			return // left for the next start
 		case status == model.TurnInProgress:
 			return // still running: its completion event plans it
 		case status != model.TurnCompleted:
-			h.settleMarkerTurn(t.Author, t.Turn)
+			s.settleTurn(t.Author, t.Turn)
 			return
 		}
 	}
-	h.markersTurnCompleted(t.Author, t.Turn)
+	s.turnCompleted(t.Author, t.Turn)
 }
 
 // lastTurnStatus is the status of turn when it is the thread's last turn, "" when a later
 // turn followed it (whatever it was, it was never heard completed).
-func (h *Host) lastTurnStatus(ctx context.Context, id model.ThreadID, turn string) (string, error) {
-	hs, err := h.threads.Harness(ctx, id)
+func (s *Service) lastTurnStatus(ctx context.Context, id model.ThreadID, turn string) (string, error) {
+	hs, err := s.opts.Threads.Harness(ctx, id)
 	if err != nil {
 		if model.IsCode(err, model.CodeThreadNotFound) {
 			return "", nil

@@ -1,4 +1,4 @@
-package runtime
+package handoff_test
 
 import (
 	"os"
@@ -10,12 +10,13 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // skillHost is a handoff host with one approved skill root holding a "docs-writer" skill
 // whose SKILL.md references a file of its own, a missing file, a file outside its folder by
 // `..` and one through a symlink; the secret each escape points at lies in the skill root.
-func skillHost(t *testing.T, clients ...string) (*testHost, string) {
+func skillHost(t *testing.T, clients ...string) (*hosttest.Host, string) {
 	t.Helper()
 	skills, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -40,7 +41,7 @@ func skillHost(t *testing.T, clients ...string) (*testHost, string) {
 	if err := os.Symlink(filepath.Join(skills, "secret.txt"), filepath.Join(dir, "references", "link.md")); err != nil {
 		t.Fatal(err)
 	}
-	th, root := handoffHost(t, hostOptions{clients: clients}, func(c *config.Config) { c.Handoff.SkillRoots = []string{skills} })
+	th, root := handoffHost(t, hosttest.Options{Clients: clients}, func(c *config.Config) { c.Handoff.SkillRoots = []string{skills} })
 	return th, root
 }
 
@@ -48,14 +49,14 @@ func skillHost(t *testing.T, clients ...string) (*testHost, string) {
 // that skill; references that leave the skill folder are refused, never read.
 func TestS004_08_SkillBundleIsActivationGated(t *testing.T) {
 	th, _ := skillHost(t)
-	c := th.client("bot")
+	c := th.Client("bot")
 
-	routed := call[api.SkillRouteResult](t, c, api.MethodSkillRoute, api.SkillRouteParams{Task: "write the handoff documentation"})
+	routed := hosttest.Call[api.SkillRouteResult](t, c, api.MethodSkillRoute, api.SkillRouteParams{Task: "write the handoff documentation"})
 	if len(routed.Recommendations) != 1 || routed.Recommendations[0].Name != "docs-writer" || routed.Recommendations[0].Score == 0 || routed.Recommendations[0].Reason == "" {
 		t.Fatalf("route %+v", routed)
 	}
 
-	before := call[api.SkillBundleResult](t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer"})
+	before := hosttest.Call[api.SkillBundleResult](t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer"})
 	if before.Activated || len(before.Files) != 1 || before.Files[0].Path != "SKILL.md" || len(before.Notes) == 0 {
 		t.Fatalf("bundle without activation: %+v", before)
 	}
@@ -63,11 +64,11 @@ func TestS004_08_SkillBundleIsActivationGated(t *testing.T) {
 		t.Fatalf("references %v", before.References)
 	}
 
-	read := call[api.SkillReadResult](t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "docs-writer", MaxBytes: 1000})
+	read := hosttest.Call[api.SkillReadResult](t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "docs-writer", MaxBytes: 1000})
 	if !strings.HasPrefix(read.ActivationID, "act_") || !strings.Contains(read.Content, "style guide") || read.Truncated || len(read.SHA256) != 64 {
 		t.Fatalf("read %+v", read)
 	}
-	after := call[api.SkillBundleResult](t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs", ActivationID: read.ActivationID})
+	after := hosttest.Call[api.SkillBundleResult](t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs", ActivationID: read.ActivationID})
 	var paths []string
 	for _, f := range after.Files {
 		paths = append(paths, f.Path)
@@ -90,25 +91,25 @@ func TestS004_08_SkillBundleIsActivationGated(t *testing.T) {
 	}
 
 	// An id of a read must belong to the skill bundled, and be one the runtime issued.
-	forged := call[api.SkillBundleResult](t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer", ActivationID: "act_019a0000-0000-7000-8000-000000000000"})
+	forged := hosttest.Call[api.SkillBundleResult](t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer", ActivationID: "act_019a0000-0000-7000-8000-000000000000"})
 	if forged.Activated || len(forged.Files) != 1 {
 		t.Fatalf("forged activation: %+v", forged)
 	}
 	none := 0
-	capped := call[api.SkillBundleResult](t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer", ActivationID: read.ActivationID, MaxReferenceFiles: &none})
+	capped := hosttest.Call[api.SkillBundleResult](t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer", ActivationID: read.ActivationID, MaxReferenceFiles: &none})
 	if len(capped.Files) != 1 || len(capped.Omitted) != 2 {
 		t.Fatalf("maxReferenceFiles 0: %+v", capped)
 	}
-	callErr(t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "docs-writer", MaxBytes: 999}, model.CodeInvalidArgument)
-	callErr(t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "nope"}, model.CodeInvalidArgument)
-	callErr(t, c, api.MethodSkillRoute, api.SkillRouteParams{Task: "x", SkillRoot: t.TempDir()}, model.CodeFailedPrecondition)
+	hosttest.CallErr(t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "docs-writer", MaxBytes: 999}, model.CodeInvalidArgument)
+	hosttest.CallErr(t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "nope"}, model.CodeInvalidArgument)
+	hosttest.CallErr(t, c, api.MethodSkillRoute, api.SkillRouteParams{Task: "x", SkillRoot: t.TempDir()}, model.CodeFailedPrecondition)
 }
 
 // Scenario: S004-08 — handoff.create records whether each recommended skill was read, and a
 // later read shows on the handoff.
 func TestS004_08_HandoffRecordsSkillActivations(t *testing.T) {
 	th, root := skillHost(t)
-	c := th.client("bot")
+	c := th.Client("bot")
 	h := demoHandoff(projectDir(t, root, "p"))
 	h["skillTask"] = "write documentation"
 	created := createHandoff(t, c, h)
@@ -116,8 +117,8 @@ func TestS004_08_HandoffRecordsSkillActivations(t *testing.T) {
 	if len(acts) != 1 || acts[0].Skill != "docs-writer" || acts[0].Activated {
 		t.Fatalf("activations at create %+v", acts)
 	}
-	read := call[api.SkillReadResult](t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "docs-writer"})
-	shown := call[api.HandoffShowResult](t, c, api.MethodHandoffShow, api.HandoffShowParams{HandoffID: created.HandoffID})
+	read := hosttest.Call[api.SkillReadResult](t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "docs-writer"})
+	shown := hosttest.Call[api.HandoffShowResult](t, c, api.MethodHandoffShow, api.HandoffShowParams{HandoffID: created.HandoffID})
 	if a := shown.Summary.SkillActivations; len(a) != 1 || !a[0].Activated || a[0].ActivationID != read.ActivationID {
 		t.Fatalf("activations after the read %+v", a)
 	}
@@ -125,7 +126,7 @@ func TestS004_08_HandoffRecordsSkillActivations(t *testing.T) {
 	if a := again.Handoff.SkillActivations; len(a) != 1 || !a[0].Activated {
 		t.Fatalf("activations of a handoff created after the read %+v", a)
 	}
-	st, err := os.Stat(filepath.Join(th.home, "skills", "activations.jsonl"))
+	st, err := os.Stat(filepath.Join(th.Home, "skills", "activations.jsonl"))
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("activations file %v %v", st, err)
 	}
@@ -135,13 +136,13 @@ func TestS004_08_HandoffRecordsSkillActivations(t *testing.T) {
 // client presenting it is refused, and gets no referenced file.
 func TestS004_08_ActivationIDIsBoundToItsClient(t *testing.T) {
 	th, _ := skillHost(t, "other")
-	bot, other := th.client("bot"), th.client("other")
-	read := call[api.SkillReadResult](t, bot, api.MethodSkillRead, api.SkillReadParams{Skill: "docs-writer"})
-	err := callErr(t, other, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer", ActivationID: read.ActivationID}, model.CodePermissionDenied)
+	bot, other := th.Client("bot"), th.Client("other")
+	read := hosttest.Call[api.SkillReadResult](t, bot, api.MethodSkillRead, api.SkillReadParams{Skill: "docs-writer"})
+	err := hosttest.CallErr(t, other, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer", ActivationID: read.ActivationID}, model.CodePermissionDenied)
 	if !strings.Contains(err.Hint, "skill.read") {
 		t.Fatalf("refusal %+v", err)
 	}
-	own := call[api.SkillBundleResult](t, bot, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer", ActivationID: read.ActivationID})
+	own := hosttest.Call[api.SkillBundleResult](t, bot, api.MethodSkillBundle, api.SkillBundleParams{Skill: "docs-writer", ActivationID: read.ActivationID})
 	if !own.Activated || len(own.Files) < 2 {
 		t.Fatalf("the maker's own bundle %+v", own)
 	}

@@ -1,9 +1,8 @@
-package runtime
+package marker_test
 
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,94 +11,61 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 	"github.com/codexhost/codexhost/runtime/marker"
+	"github.com/codexhost/codexhost/runtime/marker/markertest"
 )
 
-// The author harness prints the blocks.md of its cwd and exits with the code in its file
-// "exitcode" (0 without one); a report turn is answered without blocks, so the loop ends.
-const authorScript = `p=$(cat); case "$p" in *"codexhost marker report"*) echo "report received"; exit 0;; esac
-cat blocks.md 2>/dev/null; exit $(cat exitcode 2>/dev/null || echo 0)`
+// The marker fixtures shared with the root package's tests (runtime/marker/markertest).
+var (
+	gitRepo      = markertest.GitRepo
+	gitRun       = markertest.GitRun
+	commitBlocks = markertest.CommitBlocks
+	fence        = markertest.Fence
+)
 
-func markerHarnesses() map[string]config.Harness {
-	hs := map[string]config.Harness{
-		"author": {Command: []string{"sh", "-c", authorScript}},
-		"sleep":  {Command: []string{"sh", "-c", "sleep 60"}},
-	}
-	for k, v := range testHarnesses {
-		hs[k] = v
-	}
-	return hs
-}
+// markerHarnesses are the test homes' harnesses with the author harness.
+func markerHarnesses() map[string]config.Harness { return markertest.Harnesses(hosttest.Harnesses()) }
 
 type markerEnv struct {
-	*testHost
+	*hosttest.Host
 	c   *api.Client
 	cwd string
 }
 
 func newMarkerEnv(t *testing.T, edit func(*config.Config)) *markerEnv {
 	t.Helper()
-	th := newTestHost(t, hostOptions{clients: []string{"bot"}, harnesses: markerHarnesses()})
+	th := hosttest.New(t, hosttest.Options{Clients: []string{"bot"}, Harnesses: markerHarnesses()})
 	if edit != nil {
-		edit(th.cfg)
-		if err := config.Save(th.home, th.cfg); err != nil {
+		edit(th.Cfg)
+		if err := config.Save(th.Home, th.Cfg); err != nil {
 			t.Fatal(err)
 		}
-		th.restart()
+		th.Restart()
 	}
-	return &markerEnv{testHost: th, c: th.client("bot"), cwd: gitRepo(t, t.TempDir(), true)}
-}
-
-// gitRepo makes dir a fresh git repository, with a first commit when commit is set (else
-// `git init` only: no HEAD yet), and returns it. Marker authors run in one by default: agents
-// work in git checkouts.
-func gitRepo(t *testing.T, dir string, commit bool) string {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	gitRun(t, dir, "init", "-q")
-	if commit {
-		if err := os.WriteFile(filepath.Join(dir, "README"), []byte("base\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		gitRun(t, dir, "add", "README")
-		gitRun(t, dir, "commit", "-qm", "base")
-	}
-	return dir
-}
-
-// commitBlocks commits blocks.md to the repository of dir, so the worktrees of created
-// threads have it too.
-func commitBlocks(t *testing.T, dir, blocks string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, "blocks.md"), []byte(blocks), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	gitRun(t, dir, "add", "blocks.md")
-	gitRun(t, dir, "commit", "-qm", "blocks")
+	return &markerEnv{Host: th, c: th.Client("bot"), cwd: gitRepo(t, t.TempDir(), true)}
 }
 
 // author starts the author thread in dir, whose first turn prints blocks.
 func (m *markerEnv) author(dir, blocks string) string {
-	m.t.Helper()
+	m.T.Helper()
 	if err := os.WriteFile(filepath.Join(dir, "blocks.md"), []byte(blocks), 0o600); err != nil {
-		m.t.Fatal(err)
+		m.T.Fatal(err)
 	}
 	// A task of its own each time: the same task within the dedupe window is the same thread.
 	task := fmt.Sprintf("work %d", time.Now().UnixNano())
-	return delegate(m.t, m.c, api.DelegateStartParams{Harness: "author", Task: task, Cwd: dir}).Thread.ID
+	return hosttest.Delegate(m.T, m.c, api.DelegateStartParams{Harness: "author", Task: task, Cwd: dir}).Thread.ID
 }
 
 func (m *markerEnv) start(harness, task, dir string) string {
-	m.t.Helper()
-	return delegate(m.t, m.c, api.DelegateStartParams{Harness: harness, Task: task, Cwd: dir}).Thread.ID
+	m.T.Helper()
+	return hosttest.Delegate(m.T, m.c, api.DelegateStartParams{Harness: harness, Task: task, Cwd: dir}).Thread.ID
 }
 
 // reports returns the marker reports the author received, oldest first.
 func (m *markerEnv) reports(author string) []string {
-	m.t.Helper()
-	res := call[api.ThreadReadResult](m.t, m.c, api.MethodThreadRead, api.ThreadReadParams{Thread: author, View: model.ViewMessages, Limit: 100})
+	m.T.Helper()
+	res := hosttest.Call[api.ThreadReadResult](m.T, m.c, api.MethodThreadRead, api.ThreadReadParams{Thread: author, View: model.ViewMessages, Limit: 100})
 	var out []string
 	for _, msg := range res.Messages {
 		if msg.Role == model.RoleUser && strings.Contains(msg.Text, "codexhost marker report") {
@@ -110,28 +76,15 @@ func (m *markerEnv) reports(author string) []string {
 }
 
 func (m *markerEnv) report(author string) string {
-	m.t.Helper()
+	m.T.Helper()
 	var got []string
-	eventually(m.t, "the marker report", func() bool { got = m.reports(author); return len(got) > 0 })
+	hosttest.Eventually(m.T, "the marker report", func() bool { got = m.reports(author); return len(got) > 0 })
 	return got[0]
 }
 
 func (m *markerEnv) markers(author string) api.ThreadMarkersResult {
-	m.t.Helper()
-	return call[api.ThreadMarkersResult](m.t, m.c, api.MethodThreadMarkers, api.ThreadMarkersParams{Thread: author})
-}
-
-func fence(info, body string) string { return "```" + info + "\n" + body + "\n```\n" }
-
-func gitRun(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v: %s", args, err, out)
-	}
-	return string(out)
+	m.T.Helper()
+	return hosttest.Call[api.ThreadMarkersResult](m.T, m.c, api.MethodThreadMarkers, api.ThreadMarkersParams{Thread: author})
 }
 
 // Scenario: S002-03 — a created thread runs as a sibling in its own worktree; the author's
@@ -158,7 +111,7 @@ func TestS002_03_CreatedThreadRunsInItsOwnWorktree(t *testing.T) {
 	if !strings.Contains(report, "codex://threads/"+child) {
 		t.Fatalf("report without the child's link:\n%s", report)
 	}
-	res := waitStopped(t, m.c, child)
+	res := hosttest.WaitStopped(t, m.c, child)
 	if res.Result == nil || !strings.Contains(res.Result.Text, "hello from the author") {
 		t.Fatalf("child result %+v", res.Result)
 	}
@@ -166,7 +119,7 @@ func TestS002_03_CreatedThreadRunsInItsOwnWorktree(t *testing.T) {
 		t.Fatalf("child origin %+v", o)
 	}
 	wt := res.Thread.Cwd
-	if !strings.HasPrefix(wt, filepath.Join(m.home, "worktrees")) {
+	if !strings.HasPrefix(wt, filepath.Join(m.Home, "worktrees")) {
 		t.Fatalf("child cwd %s is not its own worktree", wt)
 	}
 	if _, err := os.Stat(filepath.Join(wt, "dirty.txt")); !os.IsNotExist(err) {
@@ -198,18 +151,18 @@ func TestS002_03_CreatedThreadOutsideGitSharesTheCwd(t *testing.T) {
 func TestS002_05_PollAndWaitReportSnapshots(t *testing.T) {
 	m := newMarkerEnv(t, nil)
 	done := m.start("shell", "finished work", m.cwd)
-	waitStopped(t, m.c, done)
+	hosttest.WaitStopped(t, m.c, done)
 	slowDir := m.cwd
 	slow := m.start("slow", "slow work", slowDir)
 	missing := "019a0000-0000-7000-8000-0000000000ff"
 	blocks := fence("task-read", `{"task_id":"`+done+`","chars":200}`) +
 		fence("wait-threads", `{"task_ids":["`+slow+`","`+missing+`","`+slow+`"],"interval_seconds":1,"timeout_seconds":600}`)
 	author := m.author(m.cwd, blocks)
-	eventually(t, "the wait running", func() bool { return len(m.markers(author).Running) == 1 })
+	hosttest.Eventually(t, "the wait running", func() bool { return len(m.markers(author).Running) == 1 })
 	if len(m.reports(author)) != 0 {
 		t.Fatalf("report before the wait ended")
 	}
-	openGate(t, slowDir)
+	hosttest.OpenGate(t, slowDir)
 	report := m.report(author)
 	for _, want := range []string{
 		"1. task-read: accepted", "codex://threads/" + done + ": status completed", "| finished work",
@@ -238,7 +191,7 @@ func TestS002_06_CancelStopsARunningSleep(t *testing.T) {
 	if !strings.Contains(report, "2. task-cancel: rejected (not_running)") {
 		t.Fatalf("report:\n%s", report)
 	}
-	res := waitStopped(t, m.c, target)
+	res := hosttest.WaitStopped(t, m.c, target)
 	if res.Thread.LastTurn == nil || res.Thread.LastTurn.Status != model.TurnInterrupted {
 		t.Fatalf("target after cancel: %+v", res.Thread.LastTurn)
 	}
@@ -249,31 +202,31 @@ func TestS002_06_CancelStopsARunningSleep(t *testing.T) {
 func TestS002_06_RetryRerunsAFailedThread(t *testing.T) {
 	m := newMarkerEnv(t, nil)
 	target := m.start("fail", "try this", m.cwd)
-	first := waitStopped(t, m.c, target).Thread.LastTurn
+	first := hosttest.WaitStopped(t, m.c, target).Thread.LastTurn
 	author := m.author(m.cwd, fence("task-retry", `{"task_id":"`+target+`"}`))
 	if r := m.report(author); !strings.Contains(r, "1. task-retry: rejected (permission_denied)") {
 		t.Fatalf("retry without the grant:\n%s", r)
 	}
-	if got := readThread(t, m.c, target).Thread.LastTurn; got.ID != first.ID {
+	if got := hosttest.ReadThread(t, m.c, target).Thread.LastTurn; got.ID != first.ID {
 		t.Fatalf("a refused retry changed the target: %+v", got)
 	}
 
-	m.cfg.Markers.RetryClients = []string{"bot"}
-	if err := config.Save(m.home, m.cfg); err != nil {
+	m.Cfg.Markers.RetryClients = []string{"bot"}
+	if err := config.Save(m.Home, m.Cfg); err != nil {
 		t.Fatal(err)
 	}
-	m.restart()
-	m.c = m.client("bot")
+	m.Restart()
+	m.c = m.Client("bot")
 	author2 := m.author(m.cwd, fence("task_retry", `{"thread_id":"`+target+`"}`))
 	r := m.report(author2)
 	if !strings.Contains(r, "1. task_retry: accepted") || !strings.Contains(r, "retried codex://threads/"+target) {
 		t.Fatalf("retry with the grant:\n%s", r)
 	}
-	again := waitStopped(t, m.c, target)
+	again := hosttest.WaitStopped(t, m.c, target)
 	if again.Thread.LastTurn.ID == first.ID || again.Thread.LastTurn.Status != model.TurnFailed {
 		t.Fatalf("no new turn: %+v", again.Thread.LastTurn)
 	}
-	msgs := call[api.ThreadReadResult](t, m.c, api.MethodThreadRead, api.ThreadReadParams{Thread: target, View: model.ViewMessages})
+	msgs := hosttest.Call[api.ThreadReadResult](t, m.c, api.MethodThreadRead, api.ThreadReadParams{Thread: target, View: model.ViewMessages})
 	users := 0
 	for _, msg := range msgs.Messages {
 		if msg.Role == model.RoleUser && msg.Text == "try this" {
@@ -292,7 +245,7 @@ func TestS002_01_FailedTurnRunsNoBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	author := m.author(m.cwd, fence("task-create", `{"prompt":"must not run","harness":"shell"}`))
-	if st := waitStopped(t, m.c, author).Thread.LastTurn.Status; st != model.TurnFailed {
+	if st := hosttest.WaitStopped(t, m.c, author).Thread.LastTurn.Status; st != model.TurnFailed {
 		t.Fatalf("author turn %s", st)
 	}
 	// A later completed turn proves the runtime has handled the failed one: its blocks ran
@@ -303,7 +256,7 @@ func TestS002_01_FailedTurnRunsNoBlocks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(m.cwd, "blocks.md"), []byte(fence("task-read", `{"task_id":"`+author+`"}`)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	call[api.ThreadSendResult](t, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: author, Message: "again"})
+	hosttest.Call[api.ThreadSendResult](t, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: author, Message: "again"})
 	r := m.report(author)
 	if !strings.Contains(r, "not read (self)") {
 		t.Fatalf("report:\n%s", r)
@@ -320,11 +273,11 @@ func TestS002_01_AuthorCancelledDuringAWaitGetsNoReport(t *testing.T) {
 	slowDir := m.cwd
 	slow := m.start("slow", "slow", slowDir)
 	author := m.author(m.cwd, fence("wait-threads", `{"task_ids":["`+slow+`"],"timeout_seconds":600}`))
-	eventually(t, "the wait running", func() bool { return len(m.markers(author).Running) == 1 })
-	callErr(t, m.c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: author}, model.CodeFailedPrecondition)
-	eventually(t, "the run abandoned", func() bool { return len(m.markers(author).Running) == 0 })
-	openGate(t, slowDir)
-	waitStopped(t, m.c, slow)
+	hosttest.Eventually(t, "the wait running", func() bool { return len(m.markers(author).Running) == 1 })
+	hosttest.CallErr(t, m.c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: author}, model.CodeFailedPrecondition)
+	hosttest.Eventually(t, "the run abandoned", func() bool { return len(m.markers(author).Running) == 0 })
+	hosttest.OpenGate(t, slowDir)
+	hosttest.WaitStopped(t, m.c, slow)
 	if w := m.Threads().Watches(nil); len(w.Pending) != 0 {
 		t.Fatalf("a report is pending: %+v", w.Pending)
 	}
@@ -339,16 +292,16 @@ func TestS002_05_RestartDuringAWaitResumesAndReportsOnce(t *testing.T) {
 	slowDir := m.cwd
 	slow := m.start("slow", "slow", slowDir)
 	author := m.author(m.cwd, fence("wait-threads", `{"task_ids":["`+slow+`"],"timeout_seconds":3600}`))
-	eventually(t, "the wait running", func() bool { return len(m.markers(author).Running) == 1 })
-	m.restart() // the slow turn ends interrupted with the runtime; the wait resumes and sees it
-	m.c = m.client("bot")
+	hosttest.Eventually(t, "the wait running", func() bool { return len(m.markers(author).Running) == 1 })
+	m.Restart() // the slow turn ends interrupted with the runtime; the wait resumes and sees it
+	m.c = m.Client("bot")
 	r := m.report(author)
 	if !strings.Contains(r, "codex://threads/"+slow+": status") || !strings.Contains(r, "interrupted") {
 		t.Fatalf("report:\n%s", r)
 	}
-	m.restart()
-	m.c = m.client("bot")
-	waitStopped(t, m.c, author)
+	m.Restart()
+	m.c = m.Client("bot")
+	hosttest.WaitStopped(t, m.c, author)
 	if got := m.reports(author); len(got) != 1 {
 		t.Fatalf("%d reports", len(got))
 	}
@@ -363,14 +316,14 @@ func TestS002_09_QuotaSkipsTheCreationRound(t *testing.T) {
 	if strings.Count(r, ": skipped (quota)") != 2 {
 		t.Fatalf("report:\n%s", r)
 	}
-	callRaw(t, m.c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: busy})
+	hosttest.CallRaw(t, m.c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: busy})
 }
 
 // Scenario: S002-09 — the generation and direct-children guards skip creation blocks.
 func TestS002_09_GenerationAndDirectChildLimits(t *testing.T) {
 	m := newMarkerEnv(t, nil)
 	deep := m.start("author", "third generation", m.cwd)
-	waitStopped(t, m.c, deep)
+	hosttest.WaitStopped(t, m.c, deep)
 	chain := []model.ThreadID{model.ThreadID(deep), "019a0000-0000-7000-8000-0000000000a1", "019a0000-0000-7000-8000-0000000000a2", "019a0000-0000-7000-8000-0000000000a3"}
 	for i := 0; i < 3; i++ {
 		if err := m.Store().PutMarkerChild(model.MarkerChild{Child: chain[i], Parent: chain[i+1], Generation: 3 - i}); err != nil {
@@ -378,7 +331,7 @@ func TestS002_09_GenerationAndDirectChildLimits(t *testing.T) {
 		}
 	}
 	wide := m.start("author", "twenty children", t.TempDir())
-	waitStopped(t, m.c, wide)
+	hosttest.WaitStopped(t, m.c, wide)
 	for i := 0; i < 20; i++ {
 		child := model.ThreadID(strings.Replace("019a0000-0000-7000-8000-0000000001xx", "xx", string(rune('a'+i/10))+string(rune('0'+i%10)), 1))
 		if err := m.Store().PutMarkerChild(model.MarkerChild{Child: child, Parent: model.ThreadID(wide), Generation: 1}); err != nil {
@@ -386,11 +339,11 @@ func TestS002_09_GenerationAndDirectChildLimits(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ id, dir, want string }{{deep, m.cwd, "skipped (generation_limit)"}, {wide, "", "skipped (children_limit)"}} {
-		res := readThread(t, m.c, tc.id)
+		res := hosttest.ReadThread(t, m.c, tc.id)
 		if err := os.WriteFile(filepath.Join(res.Thread.Cwd, "blocks.md"), []byte(fence("task-create", `{"prompt":"x","harness":"shell"}`)), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		call[api.ThreadSendResult](t, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: tc.id, Message: "create"})
+		hosttest.Call[api.ThreadSendResult](t, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: tc.id, Message: "create"})
 		if r := m.report(tc.id); !strings.Contains(r, tc.want) {
 			t.Fatalf("%s: report:\n%s", tc.want, r)
 		}
@@ -404,8 +357,8 @@ func TestS002_09_GenerationAndDirectChildLimits(t *testing.T) {
 func TestS002_10_RepeatedRefusedBlocksDoNotLoop(t *testing.T) {
 	hs := markerHarnesses()
 	hs["looper"] = config.Harness{Command: []string{"sh", "-c", "cat >/dev/null; printf '```task-create\\n{\"prompt\":\"\"}\\n```\\n'"}}
-	th := newTestHost(t, hostOptions{clients: []string{"bot"}, harnesses: hs})
-	m := &markerEnv{testHost: th, c: th.client("bot"), cwd: gitRepo(t, t.TempDir(), true)}
+	th := hosttest.New(t, hosttest.Options{Clients: []string{"bot"}, Harnesses: hs})
+	m := &markerEnv{Host: th, c: th.Client("bot"), cwd: gitRepo(t, t.TempDir(), true)}
 	author := m.start("looper", "loop", m.cwd)
 	held := func() bool {
 		found := false
@@ -415,13 +368,13 @@ func TestS002_10_RepeatedRefusedBlocksDoNotLoop(t *testing.T) {
 		})
 		return found
 	}
-	eventually(t, "a held report", held)
-	waitStopped(t, m.c, author)
+	hosttest.Eventually(t, "a held report", held)
+	hosttest.WaitStopped(t, m.c, author)
 	reports := m.reports(author)
 	if len(reports) != marker.MaxRefusedReports || !strings.Contains(reports[len(reports)-1], "further reports of blocks that do not run are held") {
 		t.Fatalf("%d reports, want %d, the last saying why no more come: %q", len(reports), marker.MaxRefusedReports, reports)
 	}
-	if turns := readThread(t, m.c, author); turns.Thread.Status != model.ThreadIdle {
+	if turns := hosttest.ReadThread(t, m.c, author); turns.Thread.Status != model.ThreadIdle {
 		t.Fatalf("the author runs on: %+v", turns.Thread)
 	}
 }
@@ -434,7 +387,7 @@ func TestS002_02_GoalThreadsRunNoBlocks(t *testing.T) {
 	goalDir, plainDir := gitRepo(t, t.TempDir(), true), gitRepo(t, t.TempDir(), false)
 	block := fence("task-create", `{"prompt":"must not run","harness":"shell"}`)
 	goal := m.author(goalDir, "")
-	waitStopped(t, m.c, goal)
+	hosttest.WaitStopped(t, m.c, goal)
 	rec, err := m.Store().Thread(model.ThreadID(goal))
 	if err != nil {
 		t.Fatal(err)
@@ -446,8 +399,8 @@ func TestS002_02_GoalThreadsRunNoBlocks(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(goalDir, "blocks.md"), []byte(block), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	call[api.ThreadSendResult](t, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: goal, Message: "go"})
-	waitStopped(t, m.c, goal)
+	hosttest.Call[api.ThreadSendResult](t, m.c, api.MethodThreadSend, api.ThreadSendParams{Thread: goal, Message: "go"})
+	hosttest.WaitStopped(t, m.c, goal)
 	// The same block from an ordinary author runs and is reported: the goal one had its chance.
 	plain := m.author(plainDir, block)
 	if r := m.report(plain); !strings.Contains(r, "accepted") {

@@ -1,4 +1,4 @@
-package runtime
+package handoff_test
 
 import (
 	"os"
@@ -10,13 +10,15 @@ import (
 	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // Scenario: S004-05 — includeDiff shows what changed in a git work tree: a modified tracked
 // file, and a file the task added (untracked) as a new file with its content; a file matching
 // a deny glob is listed, never its content.
 func TestS004_05_IncludeDiffShowsAddedFiles(t *testing.T) {
-	th, root := handoffHost(t, hostOptions{codex: true}, nil)
+	t.Parallel()
+	th, root := handoffHost(t, hosttest.Options{Codex: true}, nil)
 	dir := projectDir(t, root, "gitdemo")
 	gitIn := func(args ...string) {
 		t.Helper()
@@ -31,12 +33,12 @@ func TestS004_05_IncludeDiffShowsAddedFiles(t *testing.T) {
 	gitIn("init", "-q")
 	gitIn("add", "README.md")
 	gitIn("commit", "-qm", "start")
-	th.fake.Enqueue(fakemodel.Shell("mkdir -p docs && printf 'demo line\\n' > docs/HANDOFF_DEMO.md && echo second line >> README.md && echo TOPSECRET=1 > .env"))
-	c := th.client("bot")
+	th.Fake.Enqueue(fakemodel.Shell("mkdir -p docs && printf 'demo line\\n' > docs/HANDOFF_DEMO.md && echo second line >> README.md && echo TOPSECRET=1 > .env"))
+	c := th.Client("bot")
 	created := createHandoff(t, c, demoHandoff(dir, "read", "write"))
-	started := call[api.TaskStartResult](t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID})
+	started := hosttest.Call[api.TaskStartResult](t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID})
 	waitTask(t, c, started.Task.TaskID, model.TaskCompleted)
-	res := call[api.TaskResult](t, c, api.MethodTaskResult, api.TaskResultParams{TaskID: started.Task.TaskID, IncludeDiff: true, MaxTextBytes: 20000})
+	res := hosttest.Call[api.TaskResult](t, c, api.MethodTaskResult, api.TaskResultParams{TaskID: started.Task.TaskID, IncludeDiff: true, MaxTextBytes: 20000})
 	for _, want := range []string{"+++ b/docs/HANDOFF_DEMO.md", "+demo line", "new file mode", "+second line"} {
 		if !strings.Contains(res.Diff, want) {
 			t.Fatalf("diff lacks %q:\n%s", want, res.Diff)

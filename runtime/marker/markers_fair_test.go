@@ -1,4 +1,4 @@
-package runtime
+package marker_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // Scenario: S002-04 (S002-05) — waits do not hold a poll slot while they sleep, and the slots
@@ -25,11 +26,11 @@ func TestS002_04_ImmediatePollIsNotQueuedBehindPendingWaits(t *testing.T) {
 	for p := range principals {
 		clients = append(clients, fmt.Sprintf("p%d", p))
 	}
-	th := newTestHost(t, hostOptions{clients: clients, harnesses: hs})
+	th := hosttest.New(t, hosttest.Options{Clients: clients, Harnesses: hs})
 	repo := gitRepo(t, t.TempDir(), true)
-	late := th.client("late")
-	target := delegate(t, late, api.DelegateStartParams{Harness: "long", Task: "keeps running", Cwd: repo}).Thread.ID
-	t.Cleanup(func() { callRaw(t, late, api.MethodThreadCancel, api.ThreadCancelParams{Thread: target}) })
+	late := th.Client("late")
+	target := hosttest.Delegate(t, late, api.DelegateStartParams{Harness: "long", Task: "keeps running", Cwd: repo}).Thread.ID
+	t.Cleanup(func() { hosttest.CallRaw(t, late, api.MethodThreadCancel, api.ThreadCancelParams{Thread: target}) })
 
 	// Five distinct polls with a timeout (distinct chars: identical blocks are one block).
 	var waits strings.Builder
@@ -41,7 +42,7 @@ func TestS002_04_ImmediatePollIsNotQueuedBehindPendingWaits(t *testing.T) {
 	// The principals start their authors at once, as busy clients do.
 	errs := make(chan error, principals)
 	for p := range principals {
-		c := th.client(fmt.Sprintf("p%d", p))
+		c := th.Client(fmt.Sprintf("p%d", p))
 		go func() {
 			for a := range authorsEach {
 				task := api.DelegateStartParams{Harness: "author", Task: fmt.Sprintf("wait %d-%d", p, a), Cwd: waitDir}
@@ -59,20 +60,20 @@ func TestS002_04_ImmediatePollIsNotQueuedBehindPendingWaits(t *testing.T) {
 		}
 	}
 	const want = principals * authorsEach * waitsEach
-	pollUntil(t, "1,000 pending waits", 120*time.Second, 50*time.Millisecond, func() bool { return th.markers.PendingReads() >= want })
+	hosttest.PollUntil(t, "1,000 pending waits", 120*time.Second, 50*time.Millisecond, func() bool { return th.Markers().PendingReads() >= want })
 
 	pollDir := filepath.Join(repo, "poll")
 	writeBlocks(t, pollDir, fence("task-poll", fmt.Sprintf(`{"task_id":%q,"timeout_seconds":0}`, target)))
 	start := time.Now()
-	author := delegate(t, late, api.DelegateStartParams{Harness: "author", Task: "poll now", Cwd: pollDir}).Thread.ID
-	m := &markerEnv{testHost: th, c: late, cwd: repo}
+	author := hosttest.Delegate(t, late, api.DelegateStartParams{Harness: "author", Task: "poll now", Cwd: pollDir}).Thread.ID
+	m := &markerEnv{Host: th, c: late, cwd: repo}
 	report := m.report(author)
 	elapsed := time.Since(start)
 	if !strings.Contains(report, "1. task-poll: accepted") || !strings.Contains(report, "codex://threads/"+target+": status") {
 		t.Fatalf("report:\n%s", report)
 	}
 	// Served while the others wait: not one of the 1,000 has finished.
-	if n := th.markers.PendingReads(); n < want {
+	if n := th.Markers().PendingReads(); n < want {
 		t.Fatalf("%d waits pending when the poll was answered, want %d: it queued behind them", n, want)
 	}
 	t.Logf("immediate task-poll of another principal answered %v after its author started, with %d waits pending", elapsed.Round(time.Millisecond), want)

@@ -1,7 +1,6 @@
-package runtime
+package marker_test
 
 import (
-	"maps"
 	"strings"
 	"testing"
 
@@ -9,16 +8,19 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/hosttest"
+	"github.com/codexhost/codexhost/runtime/marker/markertest"
 )
 
 // Scenario: S002-10 — the native path: a block in the model's reply of a completed native
 // turn creates a thread, and the report reaches the native author as its next turn.
 func TestS002_10_NativeReplyBlockRunsAndReportsAsNextTurn(t *testing.T) {
-	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}, harnesses: sandboxedCallersAllowed("shell")})
-	c := th.client("bot")
-	th.fake.Enqueue(fakemodel.Reply("I will delegate.\n```task-create\n{\"name\":\"native-child\",\"prompt\":\"from the native author\",\"harness\":\"shell\"}\n```\n"))
-	author := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan the work", Cwd: t.TempDir()}).Thread.ID
-	m := &markerEnv{testHost: th, c: c}
+	t.Parallel()
+	th := hosttest.New(t, hosttest.Options{Codex: true, Clients: []string{"bot"}, Harnesses: sandboxedCallersAllowed("shell")})
+	c := th.Client("bot")
+	th.Fake.Enqueue(fakemodel.Reply("I will delegate.\n```task-create\n{\"name\":\"native-child\",\"prompt\":\"from the native author\",\"harness\":\"shell\"}\n```\n"))
+	author := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan the work", Cwd: t.TempDir()}).Thread.ID
+	m := &markerEnv{Host: th, c: c}
 	report := m.report(author)
 	if !strings.Contains(report, `1. task-create "native-child": accepted`) {
 		t.Fatalf("report:\n%s", report)
@@ -27,26 +29,21 @@ func TestS002_10_NativeReplyBlockRunsAndReportsAsNextTurn(t *testing.T) {
 	if len(audit) != 1 || audit[0].Created == "" {
 		t.Fatalf("audit %+v", audit)
 	}
-	child := waitStopped(t, c, string(audit[0].Created))
+	child := hosttest.WaitStopped(t, c, string(audit[0].Created))
 	if child.Result == nil || child.Result.Status != model.TurnCompleted || !strings.Contains(child.Result.Text, "from the native author") {
 		t.Fatalf("child %+v", child.Result)
 	}
 	// The report turn itself completes; its reply has no blocks, so nothing more runs.
-	waitStopped(t, c, author)
+	hosttest.WaitStopped(t, c, author)
 	if got := m.reports(author); len(got) != 1 {
 		t.Fatalf("%d reports", len(got))
 	}
 }
 
-// sandboxedCallersAllowed is testHarnesses with the named ones opened to sandboxed authors.
+// sandboxedCallersAllowed is the test homes' harnesses with the named ones opened to
+// sandboxed authors.
 func sandboxedCallersAllowed(names ...string) map[string]config.Harness {
-	out := maps.Clone(testHarnesses)
-	for _, n := range names {
-		hc := out[n]
-		hc.AllowSandboxedCallers = true
-		out[n] = hc
-	}
-	return out
+	return markertest.SandboxedCallersAllowed(hosttest.Harnesses(), names...)
 }
 
 // Capability never widens through delegation: a native author confined by Codex's sandbox
@@ -54,12 +51,13 @@ func sandboxedCallersAllowed(names ...string) map[string]config.Harness {
 // operator opted that harness in, and a native thread it creates runs with its own sandbox
 // and approval policy.
 func TestMarkerCreatedThreadsRunWithTheirAuthorsSandbox(t *testing.T) {
-	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
-	c := th.client("bot")
-	m := &markerEnv{testHost: th, c: c}
-	th.fake.Enqueue(fakemodel.Reply(fence("task-create", `{"name":"outside","prompt":"escape","harness":"shell"}`) +
+	t.Parallel()
+	th := hosttest.New(t, hosttest.Options{Codex: true, Clients: []string{"bot"}})
+	c := th.Client("bot")
+	m := &markerEnv{Host: th, c: c}
+	th.Fake.Enqueue(fakemodel.Reply(fence("task-create", `{"name":"outside","prompt":"escape","harness":"shell"}`) +
 		fence("task-create", `{"name":"inside","prompt":"stay"}`)))
-	author := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan", Cwd: t.TempDir()}).Thread.ID
+	author := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan", Cwd: t.TempDir()}).Thread.ID
 	report := m.report(author)
 	if !strings.Contains(report, `"outside": rejected (create_failed): PERMISSION_DENIED`) || !strings.Contains(report, "read-only sandbox") {
 		t.Errorf("the external creation was not refused for the sandbox:\n%s", report)
@@ -73,8 +71,8 @@ func TestMarkerCreatedThreadsRunWithTheirAuthorsSandbox(t *testing.T) {
 	if len(created) != 1 {
 		t.Fatalf("created %v, want only the native child", created)
 	}
-	authorPol, ok := th.native.PolicyOf(model.ThreadID(author))
-	childPol, childOK := th.native.PolicyOf(model.ThreadID(created[0]))
+	authorPol, ok := th.Native().PolicyOf(model.ThreadID(author))
+	childPol, childOK := th.Native().PolicyOf(model.ThreadID(created[0]))
 	if !ok || !childOK || childPol != authorPol || authorPol.Sandbox != "read-only" {
 		t.Fatalf("author policy %+v (%v), child %+v (%v): want the child to run with the author's read-only sandbox", authorPol, ok, childPol, childOK)
 	}

@@ -1,4 +1,4 @@
-package runtime
+package handoff_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // Start-to-first-model-request of a task, next to a bare thread/start + turn/start on the
@@ -13,34 +14,34 @@ import (
 //
 //	go test -run '^$' -bench 'TaskStart|BareTurn|HandoffCreate' ./runtime/
 func BenchmarkTaskStartToFirstModelRequest(b *testing.B) {
-	th, root := handoffHost(b, hostOptions{codex: true}, nil)
-	c := th.client("bot")
+	th, root := handoffHost(b, hosttest.Options{Codex: true}, nil)
+	c := th.Client("bot")
 	h := demoHandoff(projectDir(b, root, "bench"))
 	ctx := context.Background()
-	seen := len(th.fake.Requests())
+	seen := len(th.Fake.Requests())
 	b.ResetTimer()
 	for range b.N {
 		// One task runs per handoff at a time: each start gets a handoff of its own.
 		b.StopTimer()
 		created := createHandoff(b, c, h)
 		b.StartTimer()
-		call[api.TaskStartResult](b, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID})
+		hosttest.Call[api.TaskStartResult](b, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID})
 		seen++
-		if _, err := th.fake.WaitRequests(ctx, seen); err != nil {
+		if _, err := th.Fake.WaitRequests(ctx, seen); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkBareTurnStartToFirstModelRequest(b *testing.B) {
-	th, root := handoffHost(b, hostOptions{codex: true}, nil)
+	th, root := handoffHost(b, hosttest.Options{Codex: true}, nil)
 	dir := projectDir(b, root, "bench")
 	ctx := context.Background()
-	as, err := th.native.Client(ctx)
+	as, err := th.Native().Client(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
-	seen := len(th.fake.Requests())
+	seen := len(th.Fake.Requests())
 	b.ResetTimer()
 	for range b.N {
 		started, err := as.ThreadStart(ctx, appserver.ThreadStartParams{Cwd: dir})
@@ -51,7 +52,7 @@ func BenchmarkBareTurnStartToFirstModelRequest(b *testing.B) {
 			b.Fatal(err)
 		}
 		seen++
-		if _, err := th.fake.WaitRequests(ctx, seen); err != nil {
+		if _, err := th.Fake.WaitRequests(ctx, seen); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -59,8 +60,8 @@ func BenchmarkBareTurnStartToFirstModelRequest(b *testing.B) {
 
 // The runtime method alone (validation, the 0600 file, the record), without a process start.
 func BenchmarkHandoffCreate(b *testing.B) {
-	th, root := handoffHost(b, hostOptions{}, nil)
-	c := th.client("bot")
+	th, root := handoffHost(b, hosttest.Options{}, nil)
+	c := th.Client("bot")
 	h := demoHandoff(projectDir(b, root, "bench"))
 	b.ResetTimer()
 	for range b.N {

@@ -1,10 +1,11 @@
-package runtime
+package marker_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // Scenario: S002-09 — thread.lineage marks the threads task-create blocks created with
@@ -17,8 +18,8 @@ func TestS002_09_LineageMarksMarkerCreatedThreadsWithTheirGeneration(t *testing.
 	author := m.start("author", "first generation", m.cwd)
 	var lin api.ThreadLineageResult
 	// A created thread is visible a moment before its marker record is written: wait for both.
-	eventually(t, "three marked generations", func() bool {
-		lin = call[api.ThreadLineageResult](t, m.c, api.MethodThreadLineage, api.ThreadLineageParams{Thread: author})
+	hosttest.Eventually(t, "three marked generations", func() bool {
+		lin = hosttest.Call[api.ThreadLineageResult](t, m.c, api.MethodThreadLineage, api.ThreadLineageParams{Thread: author})
 		return len(lin.Nodes) == 4 && lin.Nodes[3].Marker != nil
 	})
 	if lin.Root != author || lin.Nodes[0].Marker != nil {

@@ -1,4 +1,4 @@
-package runtime
+package handoff_test
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // Scenario: S004-09 — a provider profile works from config.toml as documented (no
@@ -15,21 +16,22 @@ import (
 // shows neither the key (under a name no default exclude catches) nor, for the task, any
 // codexhost connection, so the task is a leaf.
 func TestProviderKeyNeverReachesTheModelsShell(t *testing.T) {
+	t.Parallel()
 	const secret = "provider-credential-5d1c"
-	th, root := handoffHost(t, hostOptions{codex: true, environ: []string{"LOCAL_LLM_AUTH=" + secret}}, nil)
-	th.cfg.Handoff.Providers = map[string]config.HandoffProvider{"local": {Kind: "openai-compatible", BaseURL: th.fake.URL(), EnvKey: "LOCAL_LLM_AUTH", Model: "mock-model"}}
-	if err := config.Save(th.home, th.cfg); err != nil {
+	th, root := handoffHost(t, hosttest.Options{Codex: true, Environ: []string{"LOCAL_LLM_AUTH=" + secret}}, nil)
+	th.Cfg.Handoff.Providers = map[string]config.HandoffProvider{"local": {Kind: "openai-compatible", BaseURL: th.Fake.URL(), EnvKey: "LOCAL_LLM_AUTH", Model: "mock-model"}}
+	if err := config.Save(th.Home, th.Cfg); err != nil {
 		t.Fatal(err)
 	}
-	th.restart() // the runtime starts on a config.toml that has the profile
-	c := th.client("bot")
+	th.Restart() // the runtime starts on a config.toml that has the profile
+	c := th.Client("bot")
 	h := demoHandoff(projectDir(t, root, "shell-env"), "read")
 	h["objective"] = "Show the environment. [[mode:shell]] [[cmd:env]]"
 	created := createHandoff(t, c, h)
-	started := call[api.TaskStartResult](t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID, Provider: "local"})
+	started := hosttest.Call[api.TaskStartResult](t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID, Provider: "local"})
 	waitTask(t, c, started.Task.TaskID, model.TaskCompleted, model.TaskFailed)
 	var outputs []string
-	for _, r := range th.fake.Requests() {
+	for _, r := range th.Fake.Requests() {
 		if got := r.Header.Get("Authorization"); got != "Bearer "+secret {
 			t.Fatalf("the profile's key did not reach the model's endpoint: %q", got)
 		}
@@ -37,7 +39,7 @@ func TestProviderKeyNeverReachesTheModelsShell(t *testing.T) {
 			outputs = append(outputs, out)
 		}
 	}
-	taskRequests := len(th.fake.Requests())
+	taskRequests := len(th.Fake.Requests())
 	if len(outputs) == 0 {
 		t.Fatal("the model's shell never ran")
 	}
@@ -51,10 +53,10 @@ func TestProviderKeyNeverReachesTheModelsShell(t *testing.T) {
 		}
 	}
 	// An ordinary native thread of the same App Server: its shell does not see the key either.
-	id := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "Show the environment. [[mode:shell]] [[cmd:env]]", Cwd: t.TempDir()}).Thread.ID
-	call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: api.WaitMs(60000)})
+	id := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "Show the environment. [[mode:shell]] [[cmd:env]]", Cwd: t.TempDir()}).Thread.ID
+	hosttest.Call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: api.WaitMs(60000)})
 	var plain []string
-	for _, r := range th.fake.Requests()[taskRequests:] {
+	for _, r := range th.Fake.Requests()[taskRequests:] {
 		if out, ok := r.ToolOutput(); ok {
 			plain = append(plain, out)
 		}

@@ -1,4 +1,4 @@
-package runtime
+package handoff_test
 
 import (
 	"context"
@@ -8,16 +8,18 @@ import (
 	"github.com/codexhost/codexhost/internal/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // Scenario: issue 24 item 5. A task's outcome is recorded after its turn's end (evidence,
 // test commands), so a view that read the tasks on the turn's thread.status still said
 // running; task.status comes once the outcome is recorded, with it.
 func TestTaskStatusEventFollowsTheRecordedOutcome(t *testing.T) {
-	th, root := handoffHost(t, hostOptions{codex: true}, nil)
+	t.Parallel()
+	th, root := handoffHost(t, hosttest.Options{Codex: true}, nil)
 	dir := projectDir(t, root, "demo")
-	th.fake.Enqueue(fakemodel.WriteFile("docs/HANDOFF_DEMO.md", "# Handoff -> Codex Runner\n"))
-	c := th.client("bot")
+	th.Fake.Enqueue(fakemodel.WriteFile("docs/HANDOFF_DEMO.md", "# Handoff -> Codex Runner\n"))
+	c := th.Client("bot")
 	var mu sync.Mutex
 	var got []api.Event
 	ctx, cancel := context.WithCancel(context.Background())
@@ -30,9 +32,9 @@ func TestTaskStatusEventFollowsTheRecordedOutcome(t *testing.T) {
 		}
 	})
 	created := createHandoff(t, c, demoHandoff(dir))
-	started := call[api.TaskStartResult](t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID})
+	started := hosttest.Call[api.TaskStartResult](t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID})
 	var ev api.Event
-	eventually(t, "a task.status event", func() bool {
+	hosttest.Eventually(t, "a task.status event", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(got) > 0 {
@@ -44,7 +46,7 @@ func TestTaskStatusEventFollowsTheRecordedOutcome(t *testing.T) {
 		t.Fatalf("event %+v, want task %s completed", ev, started.Task.TaskID)
 	}
 	// What the event says is what task.status reads at once.
-	res := call[api.TaskStatusResult](t, c, api.MethodTaskStatus, api.TaskStatusParams{TaskID: started.Task.TaskID})
+	res := hosttest.Call[api.TaskStatusResult](t, c, api.MethodTaskStatus, api.TaskStatusParams{TaskID: started.Task.TaskID})
 	if res.Tasks[0].Status != ev.Status {
 		t.Fatalf("task.status %s after the event %s", res.Tasks[0].Status, ev.Status)
 	}
