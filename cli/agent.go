@@ -24,14 +24,9 @@ func (a *agentCommand) register(cmd *cobra.Command) {
 	a.out.register(cmd)
 }
 
-// run connects, calls one runtime method and prints its result.
-func (a *agentCommand) run(cmd *cobra.Command, method string, params, result any) error {
-	return a.runThen(cmd, method, params, result, nil)
-}
-
-// runThen is run with then called on the result before it is printed (to add what only the
-// CLI knows, such as its own path in next commands).
-func (a *agentCommand) runThen(cmd *cobra.Command, method string, params, result any, then func()) error {
+// runMethod connects, calls m with p and prints the result, or what view makes of it when
+// view is given (to add what only the CLI knows, such as its own path in next commands).
+func runMethod[P, R any](a *agentCommand, cmd *cobra.Command, m api.Method[P, R], p P, view func(*R) any) error {
 	if err := a.out.validate(); err != nil {
 		return err
 	}
@@ -40,13 +35,15 @@ func (a *agentCommand) runThen(cmd *cobra.Command, method string, params, result
 		return err
 	}
 	defer c.Close()
-	if err := c.Call(ctx, method, params, result); err != nil {
+	res, err := m.Call(ctx, c, p)
+	if err != nil {
 		return err
 	}
-	if then != nil {
-		then()
+	var out any = &res
+	if view != nil {
+		out = view(&res)
 	}
-	return a.out.print(cmd.OutOrStdout(), result)
+	return a.out.print(cmd.OutOrStdout(), out)
 }
 
 // dial connects as an agent-facing command does; the caller closes the client.

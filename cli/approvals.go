@@ -20,8 +20,8 @@ func newApprovalsCmd() *cobra.Command {
 			"Each request waits here until one owner answers it (codexhost approve), or is declined at [approvals] timeout (10 minutes by default).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var res api.ApprovalListResult
-			if err := o.call(cmd, api.MethodApprovalList, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.ApprovalList, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { opview.Approvals(w, res.Approvals, time.Now()) })
@@ -43,8 +43,8 @@ func newApproveCmd() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.ID = args[0]
-			var res api.ApprovalResult
-			if err := o.call(cmd, api.MethodApprovalAnswer, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.ApprovalAnswer, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { opview.Approval(w, res.Approval, time.Now()) })

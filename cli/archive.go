@@ -31,8 +31,8 @@ func newArchiveCmd() *cobra.Command {
 					"archive needs --confirm-no-other-runner")
 			}
 			p.Thread = args[0]
-			var res api.CatalogArchiveResult
-			if err := o.call(cmd, api.MethodCatalogArchive, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.CatalogArchive, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) {

@@ -53,15 +53,13 @@ func backupHome(ctx context.Context, home, path string) (api.StoreBackupResult, 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var res api.StoreBackupResult
 	c, err := dialLocalRuntime(ctx, home)
 	if err == nil {
 		defer c.Close()
-		err = c.Call(ctx, api.MethodStoreBackup, api.StoreBackupParams{Path: path}, &res)
-		return res, err
+		return api.StoreBackup.Call(ctx, c, api.StoreBackupParams{Path: path})
 	}
 	if !model.IsCode(err, model.CodeRuntimeUnreachable) {
-		return res, err
+		return api.StoreBackupResult{}, err
 	}
 	return backup.Home(home, path, time.Now())
 }

@@ -29,8 +29,8 @@ func newCodexStatusCmd() *cobra.Command {
 		Short: "Show the codex binary the runtime's App Servers start, or why there is none and the fix",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var st api.CodexStatus
-			if err := o.call(cmd, api.MethodCodexStatus, struct{}{}, &st); err != nil {
+			st, err := operatorCall(&o, cmd, api.GetCodexStatus, struct{}{})
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, st, func(w io.Writer) { printCodexStatus(w, st) })
@@ -48,9 +48,8 @@ func newCodexInstallCmd() *cobra.Command {
 			"npm's lines go to stderr",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var res api.CodexInstallResult
 			errw := cmd.ErrOrStderr()
-			err := o.callEvents(cmd, api.MethodCodexInstall, api.CodexInstallParams{Progress: true}, &res, func(ev api.Event) {
+			res, err := operatorCallEvents(&o, cmd, api.CodexInstall, api.CodexInstallParams{Progress: true}, func(ev api.Event) {
 				if ev.Type == api.EventCodexInstall && ev.Install != nil {
 					fmt.Fprintln(errw, termsafe.String(ev.Install.Line))
 				}

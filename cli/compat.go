@@ -39,8 +39,7 @@ func newCompatProbeCmd(a *agentCommand) *cobra.Command {
 		Short: "Reach each endpoint's App Server and report its Codex version and loaded sessions",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var res api.CompatProbeResult
-			return a.run(cmd, api.MethodCompatEndpointProbe, p, &res)
+			return runMethod(a, cmd, api.CompatEndpointProbe, p, nil)
 		},
 	}
 	cmd.Flags().StringVar(&p.Endpoint, "host", "", compatHostUsage+" (default: every one)")
@@ -60,8 +59,7 @@ func newCompatListCmd(a *agentCommand) *cobra.Command {
 			if cmd.Flags().Changed("max-stored-sessions") {
 				p.MaxStoredSessions = &maxStored
 			}
-			var res api.CompatSessionsListResult
-			return a.run(cmd, api.MethodCompatSessionsList, p, &res)
+			return runMethod(a, cmd, api.CompatSessionsList, p, nil)
 		},
 	}
 	f := cmd.Flags()
@@ -73,8 +71,8 @@ func newCompatListCmd(a *agentCommand) *cobra.Command {
 
 func newCompatReadCmd(a *agentCommand) *cobra.Command {
 	var p api.CompatSessionReadParams
-	cmd := threadCmd[api.CompatSessionReadResult](a, "session-read T [--host ID] [--cursor C]", "Read a session and a page of its turns (needs allowRawTranscripts)",
-		api.MethodCompatSessionRead, &p, func(t string) { p.Thread = t })
+	cmd := threadCmd(a, "session-read T [--host ID] [--cursor C]", "Read a session and a page of its turns (needs allowRawTranscripts)",
+		api.CompatSessionRead, &p, func(t string) { p.Thread = t })
 	cmd.Flags().StringVar(&p.Endpoint, "host", "", compatHostUsage+" (default: gateway:local)")
 	cmd.Flags().StringVar(&p.Cursor, "cursor", "", "olderCursor or newerCursor of an earlier read of the same session")
 	return cmd
@@ -95,8 +93,7 @@ func newCompatSendCmd(a *agentCommand) *cobra.Command {
 				return err
 			}
 			p.Thread, p.Message = args[0], text
-			var res api.CompatSessionSendResult
-			return a.run(cmd, api.MethodCompatSessionSend, p, &res)
+			return runMethod(a, cmd, api.CompatSessionSend, p, nil)
 		},
 	}
 	f := cmd.Flags()
@@ -109,8 +106,8 @@ func newCompatSendCmd(a *agentCommand) *cobra.Command {
 
 func newCompatInterruptCmd(a *agentCommand) *cobra.Command {
 	var p api.CompatSessionInterruptParams
-	cmd := threadCmd[api.CompatSessionInterruptResult](a, "session-interrupt T [--expected-turn-id ID] [--host ID]", "Interrupt a session's running turn (needs allowWriteControls)",
-		api.MethodCompatSessionInterrupt, &p, func(t string) { p.Thread = t })
+	cmd := threadCmd(a, "session-interrupt T [--expected-turn-id ID] [--host ID]", "Interrupt a session's running turn (needs allowWriteControls)",
+		api.CompatSessionInterrupt, &p, func(t string) { p.Thread = t })
 	cmd.Flags().StringVar(&p.ExpectedTurnID, "expected-turn-id", "", "refuse unless this is the running turn")
 	cmd.Flags().StringVar(&p.Endpoint, "host", "", compatHostUsage+" (default: gateway:local)")
 	return cmd

@@ -149,8 +149,8 @@ func nonEmpty(s []string) []string {
 }
 
 func completeThreads(ctx context.Context, c *api.Client, _ *cobra.Command) []string {
-	var res api.ThreadListResult
-	if c.Call(ctx, api.MethodThreadList, api.ThreadListParams{AnyCwd: true, Limit: 100, Sort: "recency-desc"}, &res) != nil {
+	res, err := api.ThreadList.Call(ctx, c, api.ThreadListParams{AnyCwd: true, Limit: 100, Sort: "recency-desc"})
+	if err != nil {
 		return nil
 	}
 	out := make([]string, 0, len(res.Threads))
@@ -161,8 +161,8 @@ func completeThreads(ctx context.Context, c *api.Client, _ *cobra.Command) []str
 }
 
 func completeSessions(ctx context.Context, c *api.Client, cmd *cobra.Command) []string {
-	var res api.CatalogSessionsResult
-	if c.Call(ctx, api.MethodCatalogSessions, api.CatalogSessionsParams{Host: flagValue(cmd, "host"), Limit: 50}, &res) != nil {
+	res, err := api.CatalogSessions.Call(ctx, c, api.CatalogSessionsParams{Host: flagValue(cmd, "host"), Limit: 50})
+	if err != nil {
 		return nil
 	}
 	var out []string
@@ -175,8 +175,8 @@ func completeSessions(ctx context.Context, c *api.Client, cmd *cobra.Command) []
 }
 
 func completeHosts(ctx context.Context, c *api.Client, _ *cobra.Command) []string {
-	var res api.CatalogHostsResult
-	if c.Call(ctx, api.MethodCatalogHosts, struct{}{}, &res) != nil {
+	res, err := api.CatalogHosts.Call(ctx, c, struct{}{})
+	if err != nil {
 		return nil
 	}
 	out := make([]string, 0, len(res.Hosts))
@@ -187,8 +187,8 @@ func completeHosts(ctx context.Context, c *api.Client, _ *cobra.Command) []strin
 }
 
 func completeHarnesses(ctx context.Context, c *api.Client, _ *cobra.Command) []string {
-	var res api.HarnessListResult
-	if c.Call(ctx, api.MethodHarnessList, struct{}{}, &res) != nil {
+	res, err := api.HarnessList.Call(ctx, c, struct{}{})
+	if err != nil {
 		return nil
 	}
 	out := make([]string, 0, len(res.Harnesses))

@@ -31,8 +31,8 @@ func newContinueCmd() *cobra.Command {
 		Args: exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.Thread = args[0]
-			var res api.CatalogContinueResult
-			if err := o.call(cmd, api.MethodCatalogContinue, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.CatalogContinue, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { printContinue(w, res) })

@@ -35,8 +35,10 @@ func newDelegateStartCmd(a *agentCommand) *cobra.Command {
 			}
 			p.Task = text
 			p.Caller = callerHint(cmd.Context(), parent)
-			var res api.DelegateStartResult
-			return a.runThen(cmd, api.MethodDelegateStart, p, &res, func() { res.Next = api.NewNext(selfPath(), res.ThreadID) })
+			return runMethod(a, cmd, api.DelegateStart, p, func(res *api.DelegateStartResult) any {
+				res.Next = api.NewNext(selfPath(), res.ThreadID)
+				return res
+			})
 		},
 	}
 	f := cmd.Flags()

@@ -60,8 +60,8 @@ func printEvents(out io.Writer, res api.ClientEventsResult) {
 func boundedEvents(ctx context.Context, c *api.Client, out io.Writer, after string, timeoutMs int64) error {
 	wait := timeoutMs
 	for {
-		var res api.ClientEventsResult
-		if err := c.Call(ctx, api.MethodClientEvents, api.ClientEventsParams{After: after, Limit: eventsPage, WaitMs: wait}, &res); err != nil {
+		res, err := api.ClientEvents.Call(ctx, c, api.ClientEventsParams{After: after, Limit: eventsPage, WaitMs: wait})
+		if err != nil {
 			return err
 		}
 		printEvents(out, res)
@@ -83,8 +83,8 @@ func followEvents(ctx context.Context, c *api.Client, out io.Writer, after strin
 		}
 	}
 	for {
-		var res api.ClientEventsResult
-		if err := c.Call(ctx, api.MethodClientEvents, api.ClientEventsParams{After: after, Limit: eventsPage}, &res); err != nil {
+		res, err := api.ClientEvents.Call(ctx, c, api.ClientEventsParams{After: after, Limit: eventsPage})
+		if err != nil {
 			return err
 		}
 		printEvents(out, res)

@@ -117,8 +117,8 @@ func newHandoffCreateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var res api.HandoffCreateResult
-			if err := o.call(cmd, api.MethodHandoffCreate, api.HandoffCreateParams{Handoff: raw}, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.HandoffCreate, api.HandoffCreateParams{Handoff: raw})
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) {
@@ -147,8 +147,8 @@ func newHandoffListCmd() *cobra.Command {
 			if err := tf.check(); err != nil {
 				return err
 			}
-			var res api.HandoffListResult
-			if err := o.call(cmd, api.MethodHandoffList, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.HandoffList, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { tf.show(cmd, w, opview.Handoffs(res.Handoffs), "") })
@@ -167,8 +167,8 @@ func newHandoffShowCmd() *cobra.Command {
 		Short: "Show a handoff in full",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var res api.HandoffShowResult
-			if err := o.call(cmd, api.MethodHandoffShow, api.HandoffShowParams{HandoffID: args[0]}, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.HandoffShow, api.HandoffShowParams{HandoffID: args[0]})
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) {

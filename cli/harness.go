@@ -19,8 +19,7 @@ func newHarnessCmd() *cobra.Command {
 		Short: "List the harnesses of the running runtime",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var res api.HarnessListResult
-			return a.run(cmd, api.MethodHarnessList, struct{}{}, &res)
+			return runMethod(&a, cmd, api.HarnessList, struct{}{}, nil)
 		},
 	})
 	cmd.AddCommand(newHarnessInspectCmd(&a))
@@ -40,8 +39,7 @@ func newHarnessInspectCmd(a *agentCommand) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.Harness = args[0]
-			var res api.HarnessInspectResult
-			return a.run(cmd, api.MethodHarnessInspect, p, &res)
+			return runMethod(a, cmd, api.HarnessInspect, p, nil)
 		},
 	}
 	cmd.Flags().StringVar(&p.Cwd, "cwd", "", "the directory the answer is for")

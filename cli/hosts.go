@@ -20,8 +20,8 @@ func newHostsCmd() *cobra.Command {
 			if err := tf.check(); err != nil {
 				return err
 			}
-			var res api.CatalogHostsResult
-			if err := o.call(cmd, api.MethodCatalogHosts, struct{}{}, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.CatalogHosts, struct{}{})
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { tf.show(cmd, w, opview.Hosts(res.Hosts), "") })

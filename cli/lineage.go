@@ -23,8 +23,8 @@ func newLineageCmd() *cobra.Command {
 			"draws the tree for people.",
 		Args: exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var res api.ThreadLineageResult
-			if err := o.call(cmd, api.MethodThreadLineage, api.ThreadLineageParams{Thread: args[0]}, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.ThreadLineage, api.ThreadLineageParams{Thread: args[0]})
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { printLineage(w, res) })

@@ -20,16 +20,16 @@ func newThreadMarkersCmd(a *agentCommand) *cobra.Command {
 		Args: exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := api.ThreadMarkersParams{Thread: args[0]}
-			var res api.ThreadMarkersResult
 			if !asText {
-				return a.run(cmd, api.MethodThreadMarkers, p, &res)
+				return runMethod(a, cmd, api.ThreadMarkers, p, nil)
 			}
 			ctx, c, err := a.dial(cmd)
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			if err := c.Call(ctx, api.MethodThreadMarkers, p, &res); err != nil {
+			res, err := api.ThreadMarkers.Call(ctx, c, p)
+			if err != nil {
 				return err
 			}
 			writeHuman(cmd.OutOrStdout(), func(w io.Writer) { printMarkers(w, res) })

@@ -35,8 +35,8 @@ func newMarkersPruneCmd() *cobra.Command {
 			"--dry-run changes nothing and prints what would be removed.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var res api.MarkersPruneResult
-			if err := o.call(cmd, api.MethodMarkersPrune, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.MarkersPrune, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { printPrune(w, res) })

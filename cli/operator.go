@@ -100,15 +100,30 @@ func (o *operatorCommand) print(cmd *cobra.Command, res any, human func(io.Write
 	return nil
 }
 
-// call runs one runtime method for an operator command, through a session that lasts for
-// this one call (connecting, or embedding a runtime, as operatorSession does).
-func (o *operatorCommand) call(cmd *cobra.Command, method string, params, result any) error {
-	return o.callEvents(cmd, method, params, result, nil)
+// operatorCall runs one runtime method for an operator command, through a session that lasts
+// for this one call (connecting, or embedding a runtime, as operatorSession does).
+func operatorCall[P, R any](o *operatorCommand, cmd *cobra.Command, m api.Method[P, R], p P) (R, error) {
+	var res R
+	err := o.withSession(cmd, func(ctx context.Context, s *operatorSession) (err error) {
+		res, err = m.Call(ctx, s, p)
+		return err
+	})
+	return res, err
 }
 
-// callEvents is call, handing fn (when not nil) the events the runtime sends for this call
+// operatorCallEvents is operatorCall, handing fn the events the runtime sends for this call
 // as they come.
-func (o *operatorCommand) callEvents(cmd *cobra.Command, method string, params, result any, fn func(api.Event)) error {
+func operatorCallEvents[P, R any](o *operatorCommand, cmd *cobra.Command, m api.Streaming[P, R], p P, fn func(api.Event)) (R, error) {
+	var res R
+	err := o.withSession(cmd, func(ctx context.Context, s *operatorSession) (err error) {
+		res, err = m.CallEvents(ctx, s, p, fn)
+		return err
+	})
+	return res, err
+}
+
+// withSession runs call on a one-call session, bounded by the command's timeout.
+func (o *operatorCommand) withSession(cmd *cobra.Command, call func(context.Context, *operatorSession) error) error {
 	ctx := cmdContext(cmd)
 	if o.timeoutMs < 0 {
 		return model.Errorf(model.CodeInvalidArgument, "give "+o.timeoutFlag()+" in milliseconds, more than 0", "invalid %s %d", o.timeoutFlag(), o.timeoutMs)
@@ -129,7 +144,7 @@ func (o *operatorCommand) callEvents(cmd *cobra.Command, method string, params, 
 	s, err := openOperator(ctx, home, one, logw)
 	if err == nil {
 		defer s.Close()
-		err = s.CallEvents(ctx, method, params, result, fn)
+		err = call(ctx, s)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || (err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded)) {
 		// The runtime may still finish what it was asked: say so rather than guess.

@@ -33,8 +33,8 @@ func newSessionsCmd() *cobra.Command {
 			if cmd.Flags().Changed("limit") && (p.Limit < 1 || p.Limit > 100) {
 				return model.Errorf(model.CodeInvalidArgument, "give a limit from 1 to 100 (sessions per host)", "invalid limit %d", p.Limit)
 			}
-			var res api.CatalogSessionsResult
-			if err := o.call(cmd, api.MethodCatalogSessions, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.CatalogSessions.Method, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { printSessions(cmd, &tf, w, res, p.Search) })

@@ -50,8 +50,8 @@ func newTaskStartCmd() *cobra.Command {
 		Short: "Start a task from a handoff (or from a task text, which gets read and write at medium risk)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var res api.TaskStartResult
-			if err := o.call(cmd, api.MethodTaskStart, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.TaskStart, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { printTask(w, res.Task) })
@@ -84,8 +84,8 @@ func newTaskStatusCmd() *cobra.Command {
 			if len(args) == 1 {
 				p.TaskID = args[0]
 			}
-			var res api.TaskStatusResult
-			if err := o.call(cmd, api.MethodTaskStatus, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.TaskStatus, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { tf.show(cmd, w, opview.Tasks(res.Tasks), "") })
@@ -106,8 +106,8 @@ func newTaskResultCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.TaskID = args[0]
-			var res api.TaskResult
-			if err := o.call(cmd, api.MethodTaskResult, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.GetTaskResult, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { printTaskResult(w, res) })
@@ -157,8 +157,8 @@ func newTaskCancelCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.TaskID = args[0]
-			var res api.TaskInfo
-			if err := o.call(cmd, api.MethodTaskCancel, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.TaskCancel, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { printTask(w, res) })
@@ -176,8 +176,8 @@ func newTaskConfirmCmd() *cobra.Command {
 		Short: "Confirm an awaiting task (operator only): its turn starts, a high-risk one with the network",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var res api.TaskStartResult
-			if err := o.call(cmd, api.MethodTaskConfirm, api.TaskConfirmParams{TaskID: args[0]}, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.TaskConfirm, api.TaskConfirmParams{TaskID: args[0]})
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { printTask(w, res.Task) })

@@ -28,7 +28,7 @@ func readFlags(cmd *cobra.Command, p *api.ThreadReadParams) {
 
 func newThreadReadCmd(a *agentCommand) *cobra.Command {
 	var p api.ThreadReadParams
-	cmd := threadCmd[api.ThreadReadResult](a, "read T", "Read a thread without changing it", api.MethodThreadRead, &p, func(t string) { p.Thread = t })
+	cmd := threadCmd(a, "read T", "Read a thread without changing it", api.ThreadRead, &p, func(t string) { p.Thread = t })
 	readFlags(cmd, &p)
 	return cmd
 }
@@ -36,7 +36,7 @@ func newThreadReadCmd(a *agentCommand) *cobra.Command {
 func newThreadWaitCmd(a *agentCommand) *cobra.Command {
 	var timeout int
 	p := api.ThreadWaitParams{TimeoutMs: &timeout}
-	cmd := threadCmd[api.ThreadReadResult](a, "wait T", "Wait until a thread is not active, then read it", api.MethodThreadWait, &p, func(t string) { p.Thread = t })
+	cmd := threadCmd(a, "wait T", "Wait until a thread is not active, then read it", api.ThreadWait, &p, func(t string) { p.Thread = t })
 	readFlags(cmd, &p.ThreadReadParams)
 	cmd.Flags().IntVar(&timeout, "timeout-ms", 30000, "give up after this many milliseconds, at most 3600000; 0 reads at once (timedOut: true while it runs)")
 	return cmd
@@ -50,8 +50,7 @@ func newThreadListCmd(a *agentCommand) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p.Caller = callerHint(cmd.Context(), "")
-			var res listOutput
-			return a.run(cmd, api.MethodThreadList, p, &res)
+			return runMethod(a, cmd, api.ThreadList, p, listOf)
 		},
 	}
 	f := cmd.Flags()
@@ -79,8 +78,10 @@ func newThreadSendCmd(a *agentCommand) *cobra.Command {
 				return err
 			}
 			p.Thread, p.Message = args[0], text
-			var res api.ThreadSendResult
-			return a.runThen(cmd, api.MethodThreadSend, p, &res, func() { res.Next = api.NewNext(selfPath(), res.ThreadID) })
+			return runMethod(a, cmd, api.ThreadSend, p, func(res *api.ThreadSendResult) any {
+				res.Next = api.NewNext(selfPath(), res.ThreadID)
+				return res
+			})
 		},
 	}
 	cmd.Flags().StringVar(&message, "message", "", "message text (default: read stdin)")
@@ -89,20 +90,19 @@ func newThreadSendCmd(a *agentCommand) *cobra.Command {
 
 func newThreadCancelCmd(a *agentCommand) *cobra.Command {
 	p := api.ThreadCancelParams{IdleOK: true} // an idle thread answers cancelled: false
-	return threadCmd[api.ThreadCancelResult](a, "cancel T", "Interrupt the thread's active turn", api.MethodThreadCancel, &p, func(t string) { p.Thread = t })
+	return threadCmd(a, "cancel T", "Interrupt the thread's active turn", api.ThreadCancel, &p, func(t string) { p.Thread = t })
 }
 
 // threadCmd is an agent command on the one thread T it is given: setThread puts T into the
-// params, which go to method; the result, decoded as R, is printed.
-func threadCmd[R any](a *agentCommand, use, short, method string, params any, setThread func(string)) *cobra.Command {
+// params, which go to m; its result is printed.
+func threadCmd[P, R any](a *agentCommand, use, short string, m api.Method[P, R], params *P, setThread func(string)) *cobra.Command {
 	return &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			setThread(args[0])
-			var res R
-			return a.run(cmd, method, params, &res)
+			return runMethod(a, cmd, m, *params, nil)
 		},
 	}
 }
@@ -120,4 +120,12 @@ func exactThreadArg(cmd *cobra.Command, args []string) error {
 type listOutput struct {
 	api.ThreadListResult
 	NextCursor *string `json:"nextCursor"`
+}
+
+func listOf(res *api.ThreadListResult) any {
+	out := listOutput{ThreadListResult: *res}
+	if res.NextCursor != "" {
+		out.NextCursor = &res.NextCursor
+	}
+	return &out
 }

@@ -20,7 +20,7 @@ const operatorFlagName = "operator"
 
 // runtimeCaller is a connection one command calls through.
 type runtimeCaller interface {
-	Call(ctx context.Context, method string, params, out any) error
+	api.Requester
 	Close()
 }
 
@@ -33,14 +33,14 @@ func (c agentClient) Close() { _ = c.Client.Close() }
 type operatorCaller struct{ *operatorSession }
 
 func (c operatorCaller) Call(ctx context.Context, method string, params, out any) error {
-	if err := c.operatorSession.Call(ctx, method, params, out); err != nil || method != api.MethodThreadSend || !c.embedded() {
+	if err := c.operatorSession.Call(ctx, method, params, out); err != nil || method != api.ThreadSend.Name || !c.embedded() {
 		return err
 	}
 	p, _ := params.(api.ThreadSendParams)
 	for {
-		var res api.ThreadReadResult
 		wait := api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: p.Thread}, TimeoutMs: api.WaitMs(int(api.MaxWaitTimeout / time.Millisecond))}
-		if err := c.operatorSession.Call(ctx, api.MethodThreadWait, wait, &res); err != nil {
+		res, err := api.ThreadWait.Call(ctx, c.operatorSession, wait)
+		if err != nil {
 			return err
 		}
 		if res.TimedOut == nil || !*res.TimedOut {

@@ -26,8 +26,8 @@ func newTranscriptCmd() *cobra.Command {
 		Args: exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.Thread = args[0]
-			var res api.CatalogTranscriptResult
-			if err := o.call(cmd, api.MethodCatalogTranscript, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.CatalogTranscript, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { printTranscript(w, res) })

@@ -151,7 +151,8 @@ func (s *operatorSession) lostReason(ctx context.Context) error {
 	}
 	cctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	return c.Call(cctx, api.MethodRuntimeInfo, nil, nil)
+	_, err := api.GetRuntimeInfo.Call(cctx, c, struct{}{})
+	return err
 }
 
 // reconnect keeps a connection that still answers (the event stream alone was cut off) and
@@ -159,7 +160,7 @@ func (s *operatorSession) lostReason(ctx context.Context) error {
 func (s *operatorSession) reconnect(ctx context.Context) (<-chan api.Event, error) {
 	if c := s.current(); c != nil {
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
-		err := c.Call(cctx, api.MethodRuntimeInfo, nil, nil)
+		_, err := api.GetRuntimeInfo.Call(cctx, c, struct{}{})
 		cancel()
 		if err != nil {
 			s.mu.Lock()

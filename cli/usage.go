@@ -26,8 +26,8 @@ func newUsageCmd() *cobra.Command {
 			if err := tf.check(); err != nil {
 				return err
 			}
-			var res api.UsageSummaryResult
-			if err := o.call(cmd, api.MethodUsageSummary, p, &res); err != nil {
+			res, err := operatorCall(&o, cmd, api.UsageSummary, p)
+			if err != nil {
 				return err
 			}
 			return o.print(cmd, res, func(w io.Writer) { tf.show(cmd, w, opview.Usage(res), "") })

@@ -15,8 +15,7 @@ func newThreadWatchCmd(a *agentCommand) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.Thread = args[0]
 			p.Caller = callerHint(cmd.Context(), "")
-			var res api.WatchResult
-			return a.run(cmd, api.MethodThreadWatch, p, &res)
+			return runMethod(a, cmd, api.ThreadWatch, p, nil)
 		},
 	}
 	cmd.Flags().StringVar(&p.Notify, "notify", "", "who is notified: a thread id or link, or client:NAME (default: CODEXHOST_THREAD_ID, else the calling client)")
@@ -31,8 +30,7 @@ func newThreadWatchesCmd(a *agentCommand) *cobra.Command {
 		Short: "List watching and pending watches and the latest undeliverable ones",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var res api.WatchesResult
-			return a.run(cmd, api.MethodThreadWatches, struct{}{}, &res)
+			return runMethod(a, cmd, api.ThreadWatches, struct{}{}, nil)
 		},
 	}
 }

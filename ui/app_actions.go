@@ -122,38 +122,32 @@ func (a *App) perform(act action) tea.Cmd {
 	case archiveAction:
 		p := api.CatalogArchiveParams{Thread: act.ref.ID, Host: act.ref.Host, ConfirmNoOtherRunner: true}
 		run = func() tea.Msg {
-			var res api.CatalogArchiveResult
-			err := c.call(api.MethodCatalogArchive, p, &res)
+			res, err := call(c, api.CatalogArchive, p)
 			return archiveDoneMsg{job: job, ref: act.ref, res: res, err: err}
 		}
 	case cancelAction:
 		run = func() tea.Msg {
-			var res api.ThreadCancelResult
-			err := c.call(api.MethodThreadCancel, api.ThreadCancelParams{Thread: act.ref.ID}, &res)
+			res, err := call(c, api.ThreadCancel, api.ThreadCancelParams{Thread: act.ref.ID})
 			return cancelDoneMsg{job: job, ref: act.ref, res: res, err: err}
 		}
 	case sendAction:
 		run = func() tea.Msg {
-			var res api.ThreadSendResult
-			err := c.call(api.MethodThreadSend, api.ThreadSendParams{Thread: act.ref.ID, Message: act.text}, &res)
+			res, err := call(c, api.ThreadSend, api.ThreadSendParams{Thread: act.ref.ID, Message: act.text})
 			return sendDoneMsg{job: job, ref: act.ref, res: res, err: err}
 		}
 	case delegateAction:
 		run = func() tea.Msg {
-			var res api.DelegateStartResult
-			err := c.call(api.MethodDelegateStart, act.p, &res)
+			res, err := call(c, api.DelegateStart, act.p)
 			return delegateDoneMsg{job: job, parent: act.p.Caller.ParentThread, res: res, err: err}
 		}
 	case watchAction:
 		run = func() tea.Msg {
-			var res api.WatchResult
-			err := c.call(api.MethodThreadWatch, act.p, &res)
+			res, err := call(c, api.ThreadWatch, act.p)
 			return watchDoneMsg{job: job, ref: act.ref, res: res, err: err}
 		}
 	case openAction:
 		run = func() tea.Msg {
-			var res api.ThreadReadResult
-			err := c.call(api.MethodThreadRead, api.ThreadReadParams{Thread: act.id}, &res)
+			res, err := call(c, api.ThreadRead, api.ThreadReadParams{Thread: act.id})
 			msg := openResolvedMsg{job: job, id: act.id, err: err}
 			if err == nil {
 				msg.info = &res.Thread
@@ -163,8 +157,7 @@ func (a *App) perform(act action) tea.Cmd {
 	case continueAction:
 		p := api.CatalogContinueParams{Thread: act.ref.ID, Host: act.ref.Host}
 		run = func() tea.Msg {
-			var res api.CatalogContinueResult
-			err := c.call(api.MethodCatalogContinue, p, &res)
+			res, err := call(c, api.CatalogContinue, p)
 			return continueDoneMsg{job: job, ref: act.ref, res: res, err: err}
 		}
 	case quitAction:
@@ -271,8 +264,7 @@ func (a *App) checkArchive(ref threadRef) tea.Cmd {
 	job, tick := a.status.start("checking " + a.c.name(ref))
 	c := a.c
 	return tea.Batch(tick, func() tea.Msg {
-		var res api.ThreadReadResult
-		err := c.call(api.MethodThreadRead, api.ThreadReadParams{Thread: ref.ID}, &res)
+		res, err := call(c, api.ThreadRead, api.ThreadReadParams{Thread: ref.ID})
 		msg := archiveCheckedMsg{job: job, ref: ref, err: err}
 		if err == nil {
 			msg.info = &res.Thread
@@ -330,8 +322,7 @@ func (a *App) delegateForm(parent *threadRef) tea.Cmd {
 		})
 	seq := a.form.seq
 	load := func() tea.Msg {
-		var res api.HarnessListResult
-		err := c.call(api.MethodHarnessList, nil, &res)
+		res, err := call(c, api.HarnessList, struct{}{})
 		return harnessesLoadedMsg{seq: seq, res: res, err: err}
 	}
 	return tea.Batch(cmd, load)

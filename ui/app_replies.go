@@ -26,8 +26,8 @@ func (a *App) readClientEvents(initial bool) tea.Cmd {
 	return func() tea.Msg {
 		msg := clientEventsMsg{initial: initial, cursor: after}
 		for range 100 {
-			var res api.ClientEventsResult
-			if err := c.call(api.MethodClientEvents, api.ClientEventsParams{After: msg.cursor, Limit: 100}, &res); err != nil {
+			res, err := call(c, api.ClientEvents, api.ClientEventsParams{After: msg.cursor, Limit: 100})
+			if err != nil {
 				msg.err = err
 				return msg
 			}

@@ -35,8 +35,7 @@ type approvalAnsweredMsg struct {
 func (a *App) loadApprovals() tea.Cmd {
 	c := a.c
 	return func() tea.Msg {
-		var res api.ApprovalListResult
-		err := c.call(api.MethodApprovalList, api.ApprovalListParams{Pending: true}, &res)
+		res, err := call(c, api.ApprovalList, api.ApprovalListParams{Pending: true})
 		return approvalsMsg{list: res.Approvals, err: err}
 	}
 }
@@ -100,8 +99,7 @@ func (a *App) approvalKey(k tea.KeyMsg) tea.Cmd {
 	s.open = false
 	c := a.c
 	return func() tea.Msg {
-		var res api.ApprovalResult
-		err := c.call(api.MethodApprovalAnswer, api.ApprovalAnswerParams{ID: cur.ID, Decision: decision}, &res)
+		res, err := call(c, api.ApprovalAnswer, api.ApprovalAnswerParams{ID: cur.ID, Decision: decision})
 		return approvalAnsweredMsg{a: res.Approval, err: err}
 	}
 }

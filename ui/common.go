@@ -21,10 +21,9 @@ import (
 	"github.com/codexhost/codexhost/themes"
 )
 
-// Runtime is the app's side of the runtime API; *api.Client satisfies it.
-type Runtime interface {
-	Call(ctx context.Context, method string, params, out any) error
-}
+// Runtime is the app's side of the runtime API, called through its typed methods;
+// *api.Client satisfies it.
+type Runtime = api.Requester
 
 // Lineage is the delegation tree around Focus, root first, parents before their children.
 type Lineage struct {
@@ -101,10 +100,10 @@ type common struct {
 }
 
 // call runs one runtime method with the app's timeout.
-func (c *common) call(method string, params, out any) error {
+func call[P, R any](c *common, m api.Method[P, R], p P) (R, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
 	defer cancel()
-	return c.rt.Call(ctx, method, params, out)
+	return m.Call(ctx, c.rt, p)
 }
 
 // threadRef names a thread and how to read it: through the catalog of Host, or through

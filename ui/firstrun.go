@@ -65,8 +65,7 @@ type setupDoneMsg struct {
 func (p *setupPanel) check() tea.Cmd {
 	c := p.c
 	return func() tea.Msg {
-		var st api.CodexStatus
-		err := c.call(api.MethodCodexStatus, struct{}{}, &st)
+		st, err := call(c, api.GetCodexStatus, struct{}{})
 		return codexStatusMsg{st: st, err: err}
 	}
 }
@@ -160,8 +159,7 @@ func (p *setupPanel) install() tea.Cmd {
 		return func() tea.Msg {
 			ctx, cancel := context.WithTimeout(c.ctx, setupInstallTimeout)
 			defer cancel()
-			var res api.CodexInstallResult
-			err := c.rt.Call(ctx, api.MethodCodexInstall, api.CodexInstallParams{}, &res)
+			res, err := api.CodexInstall.Call(ctx, c.rt, api.CodexInstallParams{})
 			return setupDoneMsg{res: res, err: err}
 		}
 	}
@@ -170,8 +168,7 @@ func (p *setupPanel) install() tea.Cmd {
 		defer close(ch)
 		ctx, cancel := context.WithTimeout(c.ctx, setupInstallTimeout)
 		defer cancel()
-		var res api.CodexInstallResult
-		err := pr.CallEvents(ctx, api.MethodCodexInstall, params, &res, func(ev api.Event) {
+		res, err := api.CodexInstall.CallEvents(ctx, pr, params, func(ev api.Event) {
 			if ev.Type == api.EventCodexInstall && ev.Install != nil {
 				select {
 				case ch <- setupLineMsg{line: ev.Install.Line}:

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"time"
@@ -94,9 +93,7 @@ type (
 // progressRuntime is a runtime connection that also hands over a call's own events while
 // the call runs (*api.Client has it). Without it the fleet shows every host at once, when
 // the slowest one answered.
-type progressRuntime interface {
-	CallEvents(ctx context.Context, method string, params, out any, fn func(api.Event)) error
-}
+type progressRuntime = api.EventRequester
 
 // fleetPane lists the catalog's sessions grouped by host, then the runtime's own threads.
 type fleetPane struct {

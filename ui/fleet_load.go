@@ -26,8 +26,7 @@ func (f *fleetPane) reload() tea.Cmd {
 	f.firstLoading = true
 	f.relayout()
 	hosts := func() tea.Msg {
-		var res api.CatalogHostsResult
-		err := c.call(api.MethodCatalogHosts, struct{}{}, &res)
+		res, err := call(c, api.CatalogHosts, struct{}{})
 		return hostsLoadedMsg{seq: seq, res: res, err: err}
 	}
 	return tea.Batch(hosts, f.firstPages(seq, q), f.threadsPage("", false))
@@ -42,8 +41,7 @@ func (f *fleetPane) firstPages(seq int, q string) tea.Cmd {
 	pr, ok := c.rt.(progressRuntime)
 	if !ok {
 		return func() tea.Msg {
-			var res api.CatalogSessionsResult
-			err := c.call(api.MethodCatalogSessions, p, &res)
+			res, err := call(c, api.CatalogSessions.Method, p)
 			return sessionsLoadedMsg{seq: seq, res: res, err: err}
 		}
 	}
@@ -60,8 +58,7 @@ func (f *fleetPane) firstPages(seq int, q string) tea.Cmd {
 			defer close(ch)
 			ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
 			defer cancel()
-			var res api.CatalogSessionsResult
-			err := pr.CallEvents(ctx, api.MethodCatalogSessions, p, &res, func(ev api.Event) {
+			res, err := api.CatalogSessions.CallEvents(ctx, pr, p, func(ev api.Event) {
 				if ev.Type == api.EventCatalogHost && ev.Catalog != nil {
 					send(hostSettledMsg{seq: seq, page: *ev.Catalog})
 				}
@@ -97,8 +94,7 @@ func (f *fleetPane) threadsPage(cursor string, keep bool) tea.Cmd {
 	g.pageSeq++
 	seq, pageSeq, c := f.seq, g.pageSeq, f.c
 	return func() tea.Msg {
-		var res api.ThreadListResult
-		err := c.call(api.MethodThreadList, api.ThreadListParams{AnyCwd: true, OutsideCatalog: true, Sort: "updated-desc", Limit: fleetPageSize, Cursor: cursor}, &res)
+		res, err := call(c, api.ThreadList, api.ThreadListParams{AnyCwd: true, OutsideCatalog: true, Sort: "updated-desc", Limit: fleetPageSize, Cursor: cursor})
 		return threadsLoadedMsg{seq: seq, pageSeq: pageSeq, cursor: cursor, keep: keep, res: res, err: err}
 	}
 }
@@ -115,8 +111,7 @@ func (f *fleetPane) nextPage(g *fleetGroup) tea.Cmd {
 	g.pageSeq++
 	seq, pageSeq, host, cursor, q, c := f.seq, g.pageSeq, g.id, g.next, f.searchText(), f.c
 	return func() tea.Msg {
-		var res api.CatalogSessionsResult
-		err := c.call(api.MethodCatalogSessions, api.CatalogSessionsParams{Host: host, Cursor: cursor, Search: q, Limit: fleetPageSize}, &res)
+		res, err := call(c, api.CatalogSessions.Method, api.CatalogSessionsParams{Host: host, Cursor: cursor, Search: q, Limit: fleetPageSize})
 		return sessionsLoadedMsg{seq: seq, pageSeq: pageSeq, host: host, res: res, err: err}
 	}
 }

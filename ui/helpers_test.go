@@ -25,10 +25,10 @@ import (
 type fakeRuntime struct {
 	mu       sync.Mutex
 	handlers map[string]func(params json.RawMessage) (any, error)
-	calls    []call
+	calls    []recordedCall
 }
 
-type call struct {
+type recordedCall struct {
 	method string
 	params json.RawMessage
 }
@@ -46,7 +46,7 @@ func (f *fakeRuntime) on(method string, h func(params json.RawMessage) (any, err
 func (f *fakeRuntime) Call(ctx context.Context, method string, params, out any) error {
 	raw, _ := json.Marshal(params)
 	f.mu.Lock()
-	f.calls = append(f.calls, call{method, raw})
+	f.calls = append(f.calls, recordedCall{method, raw})
 	h := f.handlers[method]
 	f.mu.Unlock()
 	if h == nil {

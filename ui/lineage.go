@@ -141,8 +141,7 @@ func (l *lineagePane) reload() tea.Cmd {
 	l.loading = true
 	seq, id, c := l.seq, l.ref.ID, l.c
 	return func() tea.Msg {
-		var res api.ThreadLineageResult
-		err := c.call(api.MethodThreadLineage, api.ThreadLineageParams{Thread: id}, &res)
+		res, err := call(c, api.ThreadLineage, api.ThreadLineageParams{Thread: id})
 		return lineageLoadedMsg{seq: seq, thread: id, lin: lineageOf(res), err: err}
 	}
 }

@@ -45,7 +45,7 @@ func (a *App) quit() tea.Cmd {
 		p := api.ThreadListParams{AnyCwd: true, Limit: model.MaxPageLimit}
 		for range quitPages {
 			var res api.ThreadListResult
-			if msg.err = c.call(api.MethodThreadList, p, &res); msg.err != nil {
+			if res, msg.err = call(c, api.ThreadList, p); msg.err != nil {
 				return msg
 			}
 			for _, t := range res.Threads {

@@ -24,8 +24,7 @@ func tasksSpec() listSpec[api.TaskInfo] {
 		title: "Tasks",
 		empty: "no tasks; codexhost task start runs one from a handoff",
 		load: func(c *common) ([]api.TaskInfo, error) {
-			var res api.TaskStatusResult
-			err := c.call(api.MethodTaskStatus, api.TaskStatusParams{Limit: taskLimit}, &res)
+			res, err := call(c, api.TaskStatus, api.TaskStatusParams{Limit: taskLimit})
 			return res.Tasks, err
 		},
 		key:    func(t api.TaskInfo) string { return t.TaskID },
@@ -163,12 +162,12 @@ func (a *App) performTask(job int, act action) tea.Cmd {
 	switch act := act.(type) {
 	case taskCancelAction:
 		return func() tea.Msg {
-			err := c.call(api.MethodTaskCancel, api.TaskCancelParams{TaskID: act.t.TaskID, Confirm: true}, nil)
+			_, err := call(c, api.TaskCancel, api.TaskCancelParams{TaskID: act.t.TaskID, Confirm: true})
 			return taskDoneMsg{job: job, verb: "cancelled", task: act.t, err: err}
 		}
 	case taskConfirmAction:
 		return func() tea.Msg {
-			err := c.call(api.MethodTaskConfirm, api.TaskConfirmParams{TaskID: act.t.TaskID}, nil)
+			_, err := call(c, api.TaskConfirm, api.TaskConfirmParams{TaskID: act.t.TaskID})
 			return taskDoneMsg{job: job, verb: "confirmed", task: act.t, err: err}
 		}
 	}

@@ -143,7 +143,7 @@ func (t *transcriptPane) load(cursor string) tea.Cmd {
 		msg := transcriptLoadedMsg{seq: seq, id: ref.ID, older: cursor != ""}
 		if ref.catalog() {
 			var res api.CatalogTranscriptResult
-			msg.err = c.call(api.MethodCatalogTranscript, api.CatalogTranscriptParams{Thread: ref.ID, Host: ref.Host, Cursor: cursor}, &res)
+			res, msg.err = call(c, api.CatalogTranscript, api.CatalogTranscriptParams{Thread: ref.ID, Host: ref.Host, Cursor: cursor})
 			msg.entries, msg.olderCursor = turnEntries(res.Turns), res.OlderCursor
 			// A thread of this runtime that no Codex catalog lists (a continued session's
 			// supervised thread, say) is read the way any runtime thread is.
@@ -153,7 +153,7 @@ func (t *transcriptPane) load(cursor string) tea.Cmd {
 			msg.err, msg.direct = nil, true
 		}
 		var res api.ThreadReadResult
-		msg.err = c.call(api.MethodThreadRead, api.ThreadReadParams{Thread: ref.ID, View: model.ViewMessages, Limit: transcriptPageSize, Cursor: cursor}, &res)
+		res, msg.err = call(c, api.ThreadRead, api.ThreadReadParams{Thread: ref.ID, View: model.ViewMessages, Limit: transcriptPageSize, Cursor: cursor})
 		if msg.err == nil {
 			msg.info = &res.Thread
 		}

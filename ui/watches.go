@@ -12,9 +12,7 @@ import (
 // delivered. Both read thread.watches, as `codexhost thread watches` does.
 
 func loadWatches(c *common) (api.WatchesResult, error) {
-	var res api.WatchesResult
-	err := c.call(api.MethodThreadWatches, struct{}{}, &res)
-	return res, err
+	return call(c, api.ThreadWatches, struct{}{})
 }
 
 func watchingSpec() listSpec[model.Watch] {

@@ -180,8 +180,7 @@ func (b *bench) waits(ctx context.Context, n int) error {
 	}
 	for _, a := range authors {
 		if err := b.until(ctx, func() (bool, error) {
-			var res api.ThreadMarkersResult
-			err := b.c.Call(ctx, api.MethodThreadMarkers, api.ThreadMarkersParams{Thread: a}, &res)
+			res, err := api.ThreadMarkers.Call(ctx, b.c, api.ThreadMarkersParams{Thread: a})
 			return len(res.Running) == 1, err
 		}); err != nil {
 			return fmt.Errorf("wait of %s not running: %w", a, err)
@@ -206,8 +205,7 @@ func (b *bench) waits(ctx context.Context, n int) error {
 		if err := b.until(ctx, func() (bool, error) { return b.idle(ctx, r) }); err != nil {
 			return err
 		}
-		var w api.WatchResult
-		if err := b.c.Call(ctx, api.MethodThreadWatch, api.ThreadWatchParams{Thread: targets[i], Notify: r}, &w); err != nil {
+		if _, err := api.ThreadWatch.Call(ctx, b.c, api.ThreadWatchParams{Thread: targets[i], Notify: r}); err != nil {
 			return err
 		}
 	}
@@ -254,8 +252,7 @@ func firstAt(ms []model.Message, head string) *time.Time {
 }
 
 func (b *bench) delegate(ctx context.Context, harness, task string) (string, error) {
-	var res api.DelegateStartResult
-	err := b.c.Call(ctx, api.MethodDelegateStart, api.DelegateStartParams{Harness: harness, Task: task, Cwd: b.home}, &res)
+	res, err := api.DelegateStart.Call(ctx, b.c, api.DelegateStartParams{Harness: harness, Task: task, Cwd: b.home})
 	return res.Thread.ID, err
 }
 
@@ -263,8 +260,8 @@ func (b *bench) delegate(ctx context.Context, harness, task string) (string, err
 func (b *bench) createdBy(ctx context.Context, author string) (string, error) {
 	var child string
 	err := b.until(ctx, func() (bool, error) {
-		var res api.ThreadMarkersResult
-		if err := b.c.Call(ctx, api.MethodThreadMarkers, api.ThreadMarkersParams{Thread: author}, &res); err != nil {
+		res, err := api.ThreadMarkers.Call(ctx, b.c, api.ThreadMarkersParams{Thread: author})
+		if err != nil {
 			return false, err
 		}
 		for _, a := range res.Audit {
@@ -287,8 +284,7 @@ func (b *bench) firstUserAt(ctx context.Context, id string) (time.Time, error) {
 }
 
 func (b *bench) idle(ctx context.Context, id string) (bool, error) {
-	var res api.ThreadReadResult
-	err := b.c.Call(ctx, api.MethodThreadRead, api.ThreadReadParams{Thread: id}, &res)
+	res, err := api.ThreadRead.Call(ctx, b.c, api.ThreadReadParams{Thread: id})
 	return res.Thread.Status == model.ThreadIdle, err
 }
 
@@ -296,8 +292,7 @@ func (b *bench) idle(ctx context.Context, id string) (bool, error) {
 func (b *bench) messagesUntil(ctx context.Context, id string, ok func([]model.Message) bool) ([]model.Message, error) {
 	var msgs []model.Message
 	err := b.until(ctx, func() (bool, error) {
-		var res api.ThreadReadResult
-		err := b.c.Call(ctx, api.MethodThreadRead, api.ThreadReadParams{Thread: id, View: model.ViewMessages, Limit: 100}, &res)
+		res, err := api.ThreadRead.Call(ctx, b.c, api.ThreadReadParams{Thread: id, View: model.ViewMessages, Limit: 100})
 		msgs = res.Messages
 		return err == nil && ok(msgs), err
 	})

@@ -113,14 +113,14 @@ command = ["sh", "-c", "cat >/dev/null"]
 	}
 	fmt.Printf("setup: %d recipient threads, %d running threads, %d watches\n", *recipientsFlag, n, watches)
 	for i := range *recipientsFlag {
-		var res api.DelegateStartResult
-		if err := b.c.Call(ctx, api.MethodDelegateStart, api.DelegateStartParams{Harness: "rcpt", Task: fmt.Sprintf("recipient %d", i)}, &res); err != nil {
+		res, err := api.DelegateStart.Call(ctx, b.c, api.DelegateStartParams{Harness: "rcpt", Task: fmt.Sprintf("recipient %d", i)})
+		if err != nil {
 			return err
 		}
 		b.recipients = append(b.recipients, res.Thread.ID)
 	}
 	for _, r := range b.recipients {
-		if err := b.c.Call(ctx, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: r}, TimeoutMs: api.WaitMs(30000)}, nil); err != nil {
+		if _, err := api.ThreadWait.Call(ctx, b.c, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: r}, TimeoutMs: api.WaitMs(30000)}); err != nil {
 			return err
 		}
 	}
@@ -212,8 +212,8 @@ func (b *bench) watched(ctx context.Context, first, count int) ([]string, error)
 				if i >= count {
 					return
 				}
-				var res api.DelegateStartResult
-				if err := b.c.Call(ctx, api.MethodDelegateStart, api.DelegateStartParams{Harness: "gate", Task: fmt.Sprintf("gate load-%d", first+i)}, &res); err != nil {
+				res, err := api.DelegateStart.Call(ctx, b.c, api.DelegateStartParams{Harness: "gate", Task: fmt.Sprintf("gate load-%d", first+i)})
+				if err != nil {
 					errs <- err
 					return
 				}
@@ -223,8 +223,8 @@ func (b *bench) watched(ctx context.Context, first, count int) ([]string, error)
 					continue
 				}
 				for _, notify := range []string{b.recipients[(first+i)%len(b.recipients)], model.ClientRecipientPrefix + clientName} {
-					var w api.WatchResult
-					if err := b.c.Call(ctx, api.MethodThreadWatch, api.ThreadWatchParams{Thread: id, Notify: notify}, &w); err != nil {
+					w, err := api.ThreadWatch.Call(ctx, b.c, api.ThreadWatchParams{Thread: id, Notify: notify})
+					if err != nil {
 						errs <- err
 						return
 					}
@@ -242,8 +242,7 @@ func (b *bench) watched(ctx context.Context, first, count int) ([]string, error)
 }
 
 func (b *bench) watches(ctx context.Context) (api.WatchesResult, error) {
-	var res api.WatchesResult
-	err := b.c.Call(ctx, api.MethodThreadWatches, nil, &res)
+	res, err := api.ThreadWatches.Call(ctx, b.c, struct{}{})
 	return res, err
 }
 

@@ -87,8 +87,8 @@ func (b *bench) latency(ctx context.Context, threads []string) error {
 		a := arrived[id]
 		toEvent = append(toEvent, a.recorded.Sub(stopped[id]))
 		toReceived = append(toReceived, a.received.Sub(stopped[id]))
-		var rd api.ThreadReadResult
-		if err := b.c.Call(ctx, api.MethodThreadRead, api.ThreadReadParams{Thread: id}, &rd); err != nil {
+		rd, err := api.ThreadRead.Call(ctx, b.c, api.ThreadReadParams{Thread: id})
+		if err != nil {
 			return err
 		}
 		if t := rd.Thread.LastTurn; t != nil && t.CompletedAt != nil {
@@ -131,8 +131,8 @@ func (b *bench) stopThread(id string) (time.Time, error) { return serveproc.Open
 func (b *bench) clientEvents(ctx context.Context, after string) ([]model.ClientEvent, error) {
 	var all []model.ClientEvent
 	for {
-		var res api.ClientEventsResult
-		if err := b.c.Call(ctx, api.MethodClientEvents, api.ClientEventsParams{After: after, Limit: 100}, &res); err != nil {
+		res, err := api.ClientEvents.Call(ctx, b.c, api.ClientEventsParams{After: after, Limit: 100})
+		if err != nil {
 			return nil, err
 		}
 		all = append(all, res.Events...)
@@ -147,8 +147,8 @@ func (b *bench) messages(ctx context.Context, id string) ([]model.Message, error
 	var all []model.Message
 	cursor := ""
 	for {
-		var res api.ThreadReadResult
-		if err := b.c.Call(ctx, api.MethodThreadRead, api.ThreadReadParams{Thread: id, View: model.ViewMessages, Limit: 100, Cursor: cursor}, &res); err != nil {
+		res, err := api.ThreadRead.Call(ctx, b.c, api.ThreadReadParams{Thread: id, View: model.ViewMessages, Limit: 100, Cursor: cursor})
+		if err != nil {
 			return nil, err
 		}
 		all = append(res.Messages, all...)

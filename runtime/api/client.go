@@ -91,8 +91,8 @@ func Dial(ctx context.Context, endpoint, token string) (*Client, error) {
 	c := &Client{endpoint: endpoint, nc: nc, pending: make(map[uint64]chan callResult),
 		progress: make(map[uint64]*callEvents), subs: make(map[*subscription]struct{}), readerDone: make(chan struct{})}
 	go c.readLoop()
-	var res AuthResult
-	if err := c.Call(ctx, MethodAuth, AuthParams{Token: token}, &res); err != nil {
+	res, err := Auth.Call(ctx, c, AuthParams{Token: token})
+	if err != nil {
 		_ = c.Close()
 		var me *model.Error
 		if !errors.As(err, &me) {
@@ -286,7 +286,7 @@ func (c *Client) Events(ctx context.Context) (<-chan Event, error) {
 	// Registered before subscribing so nothing pushed after the answer can be missed.
 	c.subs[sub] = struct{}{}
 	c.mu.Unlock()
-	if err := c.Call(ctx, MethodEventsSubscribe, nil, nil); err != nil {
+	if _, err := EventsSubscribe.Call(ctx, c, struct{}{}); err != nil {
 		c.unsubscribe(sub)
 		return nil, err
 	}

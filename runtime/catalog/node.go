@@ -82,8 +82,8 @@ func (n *NodeSource) connect(ctx context.Context) (*api.Client, []string, error)
 		n.client, n.described = c, time.Time{}
 	}
 	if n.described.IsZero() || n.now().Sub(n.described) >= describeTTL {
-		var d api.NodeDescribeResult
-		if err := n.client.Call(ctx, api.MethodNodeDescribe, nil, &d); err != nil {
+		d, err := api.NodeDescribe.Call(ctx, n.client, struct{}{})
+		if err != nil {
 			return nil, nil, n.callError(err)
 		}
 		n.commands, n.described = d.Commands, n.now()
@@ -179,7 +179,14 @@ func (n *NodeSource) Invoke(ctx context.Context, command string, params, out any
 	if err != nil {
 		return err
 	}
-	if err := client.Call(ctx, api.MethodNodeInvoke, api.NodeInvokeParams{Command: command, Params: raw}, out); err != nil {
+	answer, err := api.NodeInvoke.Call(ctx, client, api.NodeInvokeParams{Command: command, Params: raw})
+	if err == nil && out != nil {
+		// The answer is the command's own: decoded here, failing as the client's decode does.
+		if derr := json.Unmarshal(answer, out); derr != nil {
+			err = model.AsError(fmt.Errorf("decode the runtime's answer to %s: %w", api.NodeInvoke.Name, derr))
+		}
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

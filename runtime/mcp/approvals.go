@@ -16,7 +16,7 @@ func approvalTools() []Definition {
 			true, false,
 			object(boolean("pending", "only the requests that wait for an answer", false)),
 			func(ctx context.Context, rt Runtime, a api.ApprovalListParams) (api.ApprovalListResult, error) {
-				return call[api.ApprovalListResult](ctx, rt, api.MethodApprovalList, a)
+				return api.ApprovalList.Call(ctx, rt, a)
 			}),
 		tool("approvals.answer", "Answer an approval request; Codex gets the decision at once. Without fence it takes the request's lease and answers in one step (refused while another client holds the lease); with fence it answers under that lease and is refused once the lease has moved on.",
 			false, true,
@@ -24,7 +24,7 @@ func approvalTools() []Definition {
 				enum("decision", "accept, acceptForSession (when offered), decline, or cancel (interrupts the turn)", "", model.DecisionAccept, model.DecisionAcceptForSession, model.DecisionDecline, model.DecisionCancel).req(),
 				integer("fence", "answer under this lease fence", 1, 1<<30, 1)),
 			func(ctx context.Context, rt Runtime, a api.ApprovalAnswerParams) (api.ApprovalResult, error) {
-				return call[api.ApprovalResult](ctx, rt, api.MethodApprovalAnswer, a)
+				return api.ApprovalAnswer.Call(ctx, rt, a)
 			}),
 	}
 }

@@ -94,10 +94,3 @@ func mustDefinitions(defs ...Definition) []Definition {
 	}
 	return defs
 }
-
-// call runs one runtime method and decodes its answer, read only after the call returns.
-func call[R any](ctx context.Context, rt Runtime, method string, params any) (R, error) {
-	var r R
-	err := rt.Call(ctx, method, params, &r)
-	return r, err
-}

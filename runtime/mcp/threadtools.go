@@ -83,7 +83,7 @@ func threadTools() []Definition {
 			func(ctx context.Context, rt Runtime, a delegateArgs) (api.DelegateStartResult, error) {
 				p := api.DelegateStartParams{Caller: callerHere(), Harness: a.Harness, Task: a.Task, RequestID: a.RequestID, Refs: a.Refs,
 					Cwd: a.Cwd, Model: a.Model, Thinking: a.Thinking, Watch: a.Watch, WatchTimeoutMs: a.WatchTimeoutMs}
-				return call[api.DelegateStartResult](ctx, rt, api.MethodDelegateStart, p)
+				return api.DelegateStart.Call(ctx, rt, p)
 			}),
 		tool("thread.read", "Read a thread without changing it: its status (creating, running, completed, failed, interrupted) and the result of its latest finished turn, or a page of its messages. Read-only.",
 			true, false,
@@ -92,7 +92,7 @@ func threadTools() []Definition {
 				integer("limit", "messages per page, 1 to 100", 1, 100, 25),
 				str("cursor", "nextCursor of the previous page", 1, 1024)),
 			func(ctx context.Context, rt Runtime, a threadReadArgs) (api.ThreadReadResult, error) {
-				return call[api.ThreadReadResult](ctx, rt, api.MethodThreadRead, api.ThreadReadParams(a))
+				return api.ThreadRead.Call(ctx, rt, api.ThreadReadParams(a))
 			}),
 		tool("thread.wait", "Wait until a thread is not running, then read it (its final text is in result). Bounded: at most 600000 ms inside a turn; timedOut is true when it was still running. Read-only.",
 			true, false,
@@ -100,7 +100,7 @@ func threadTools() []Definition {
 				integer("timeoutMs", "give up after this many milliseconds, 0 to 600000; 0 reads at once", 0, maxWait, 30000)),
 			func(ctx context.Context, rt Runtime, a threadWaitArgs) (api.ThreadReadResult, error) {
 				p := api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: a.Thread}, TimeoutMs: a.TimeoutMs}
-				return call[api.ThreadReadResult](ctx, rt, api.MethodThreadWait, p)
+				return api.ThreadWait.Call(ctx, rt, p)
 			}),
 		tool("thread.list", "List the caller's own threads (default: the caller's cwd, newest first). Read-only.",
 			true, false,
@@ -112,20 +112,20 @@ func threadTools() []Definition {
 				str("cursor", "nextCursor of the previous page", 1, 1024)),
 			func(ctx context.Context, rt Runtime, a threadListArgs) (api.ThreadListResult, error) {
 				p := api.ThreadListParams{Caller: callerHere(), Cwd: a.Cwd, AnyCwd: a.AnyCwd, Parent: a.Parent, Ref: a.Ref, Limit: a.Limit, Cursor: a.Cursor}
-				return call[api.ThreadListResult](ctx, rt, api.MethodThreadList, p)
+				return api.ThreadList.Call(ctx, rt, p)
 			}),
 		tool("thread.send", "Start a turn on an idle thread with a message (THREAD_BUSY while it runs; never queued).",
 			false, false,
 			object(str("thread", threadDesc, 1, 256).req(),
 				str("message", "the message", 1, api.MaxTextBytes).req()),
 			func(ctx context.Context, rt Runtime, a threadSendArgs) (api.ThreadSendResult, error) {
-				return call[api.ThreadSendResult](ctx, rt, api.MethodThreadSend, api.ThreadSendParams{Thread: a.Thread, Message: a.Message})
+				return api.ThreadSend.Call(ctx, rt, api.ThreadSendParams{Thread: a.Thread, Message: a.Message})
 			}),
 		tool("thread.cancel", "Interrupt a thread's running turn (cancelled is false on an idle thread).",
 			false, true,
 			object(str("thread", threadDesc, 1, 256).req()),
 			func(ctx context.Context, rt Runtime, a threadOnlyArgs) (api.ThreadCancelResult, error) {
-				return call[api.ThreadCancelResult](ctx, rt, api.MethodThreadCancel, api.ThreadCancelParams{Thread: a.Thread, IdleOK: true})
+				return api.ThreadCancel.Call(ctx, rt, api.ThreadCancelParams{Thread: a.Thread, IdleOK: true})
 			}),
 		tool("thread.watch", "Register a one-shot notification: when the thread stops (or the window passes), a message is sent to the caller's thread (or notify). alreadyTerminal when it had stopped.",
 			false, false,
@@ -134,7 +134,7 @@ func threadTools() []Definition {
 				integer("timeoutMs", "the observation window in milliseconds (default 30 minutes, at most 6 hours)", 1000, 6*3600*1000, 30*60*1000)),
 			func(ctx context.Context, rt Runtime, a threadWatchArgs) (api.WatchResult, error) {
 				p := api.ThreadWatchParams{Caller: callerHere(), Thread: a.Thread, Notify: a.Notify, TimeoutMs: a.TimeoutMs}
-				return call[api.WatchResult](ctx, rt, api.MethodThreadWatch, p)
+				return api.ThreadWatch.Call(ctx, rt, p)
 			}),
 	}
 }

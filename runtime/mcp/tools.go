@@ -12,11 +12,9 @@ import (
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
-// Runtime is the caller's connection to the runtime: every tool call goes through it, so the
-// runtime's routing table decides what the caller may do.
-type Runtime interface {
-	Call(ctx context.Context, method string, params, out any) error
-}
+// Runtime is the caller's connection to the runtime: every tool call goes through it, with the
+// typed methods of runtime/api, so the runtime's routing table decides what the caller may do.
+type Runtime = api.Requester
 
 // Args of the tools. Their JSON names must match the input schemas (Definitions checks).
 type (
@@ -99,7 +97,7 @@ func toolList() []Definition {
 			object(str("taskId", "one task's id (from codex.task_start); leave out to list", 1, 128),
 				integer("limit", "how many tasks to list, 1 to 100", 1, 100, 20)),
 			func(ctx context.Context, rt Runtime, a taskStatusArgs) (api.TaskStatusResult, error) {
-				return call[api.TaskStatusResult](ctx, rt, api.MethodTaskStatus, api.TaskStatusParams(a))
+				return api.TaskStatus.Call(ctx, rt, api.TaskStatusParams(a))
 			}),
 		tool("codex.result", "Read a task's result: status, changed files, test results, artifacts, policy violations and the linked handoff. Compact by default: set includeLog or includeDiff only when the conversation needs them (each capped to maxTextBytes). Without taskId it reads the newest tasks (limit). Read-only.",
 			true, false,
@@ -115,7 +113,7 @@ func toolList() []Definition {
 			object(str("taskId", "the task to cancel", 1, 128).req(),
 				boolean("confirm", "must be true: cancelling interrupts the Codex turn", false).req()),
 			func(ctx context.Context, rt Runtime, a api.TaskCancelParams) (api.TaskInfo, error) {
-				return call[api.TaskInfo](ctx, rt, api.MethodTaskCancel, a)
+				return api.TaskCancel.Call(ctx, rt, a)
 			}),
 		tool("skill.route", "Rank the approved local skills for a task: each recommendation has a deterministic score and the reason. Read one with skill.read before relying on it. Read-only.",
 			true, false,
@@ -123,7 +121,7 @@ func toolList() []Definition {
 				str("skillRoot", "an approved skill root (default: the first of handoff.skill_roots)", 1, model.MaxPathChars),
 				integer("maxResults", "how many recommendations, 1 to 10", 1, api.MaxSkillResults, api.DefaultSkillResults)),
 			func(ctx context.Context, rt Runtime, a api.SkillRouteParams) (api.SkillRouteResult, error) {
-				return call[api.SkillRouteResult](ctx, rt, api.MethodSkillRoute, a)
+				return api.SkillRoute.Call(ctx, rt, a)
 			}),
 		tool("skill.read", "Read a skill's SKILL.md and activate it: the result has the content (truncated says it was cut at maxBytes) and an activationId; pass that id to skill.bundle to get the files SKILL.md references. Reads only; the activation is recorded.",
 			true, false,
@@ -131,7 +129,7 @@ func toolList() []Definition {
 				str("skillRoot", "an approved skill root (default: the first)", 1, model.MaxPathChars),
 				integer("maxBytes", "how much of SKILL.md to return, 1000 to 524288 bytes", api.MinSkillReadBytes, api.MaxSkillReadBytes, api.DefaultSkillReadBytes)),
 			func(ctx context.Context, rt Runtime, a api.SkillReadParams) (api.SkillReadResult, error) {
-				return call[api.SkillReadResult](ctx, rt, api.MethodSkillRead, a)
+				return api.SkillRead.Call(ctx, rt, a)
 			}),
 		tool("skill.bundle", "Bundle a skill: SKILL.md and the files it references inside its own folder, each with size and sha256 (and content within maxBytes). Referenced files come only with the activationId of a skill.read of this skill; references that leave the skill folder are refused. Read-only.",
 			true, false,
@@ -142,7 +140,7 @@ func toolList() []Definition {
 				integer("maxReferenceFiles", "at most this many referenced files, 0 to 40", 0, api.MaxSkillReferenceFiles, api.DefaultSkillReferences),
 				integer("maxBytes", "content bytes in all, 1 to 2097152", 1, api.MaxSkillBundleBytes, api.DefaultSkillBundle)),
 			func(ctx context.Context, rt Runtime, a api.SkillBundleParams) (api.SkillBundleResult, error) {
-				return call[api.SkillBundleResult](ctx, rt, api.MethodSkillBundle, a)
+				return api.SkillBundle.Call(ctx, rt, a)
 			}),
 	}, append(append(compatTools(), threadTools()...), approvalTools()...)...)
 }
@@ -171,7 +169,7 @@ func handoffCreateTool() Definition {
 			if err != nil {
 				return api.HandoffCreateResult{}, err
 			}
-			return call[api.HandoffCreateResult](ctx, rt, api.MethodHandoffCreate, api.HandoffCreateParams{Handoff: b})
+			return api.HandoffCreate.Call(ctx, rt, api.HandoffCreateParams{Handoff: b})
 		})
 }
 
@@ -203,8 +201,7 @@ func runTaskStart(ctx context.Context, rt Runtime, a taskStartArgs) (any, error)
 	if (a.HandoffID == "") == (a.Task == "") {
 		return nil, model.Errorf(model.CodeInvalidArgument, "pass handoffId (from handoff.create), or the legacy task with projectPath or workspace", "give exactly one of handoffId and task").WithDetail("field", "handoffId")
 	}
-	var res api.TaskStartResult
-	err := rt.Call(ctx, api.MethodTaskStart, api.TaskStartParams{HandoffID: a.HandoffID, Task: a.Task, ProjectPath: a.ProjectPath, Workspace: a.Workspace, TimeoutMs: a.TimeoutMs, Provider: a.Provider}, &res)
+	res, err := api.TaskStart.Call(ctx, rt, api.TaskStartParams{HandoffID: a.HandoffID, Task: a.Task, ProjectPath: a.ProjectPath, Workspace: a.Workspace, TimeoutMs: a.TimeoutMs, Provider: a.Provider})
 	if err != nil || a.Mode == "debug" {
 		return res, err
 	}
@@ -250,8 +247,8 @@ func runTaskResult(ctx context.Context, rt Runtime, a taskResultArgs) (resultsOf
 		if limit == 0 {
 			limit = DefaultResultTasks
 		}
-		var st api.TaskStatusResult
-		if err := rt.Call(ctx, api.MethodTaskStatus, api.TaskStatusParams{Limit: limit}, &st); err != nil {
+		st, err := api.TaskStatus.Call(ctx, rt, api.TaskStatusParams{Limit: limit})
+		if err != nil {
 			return resultsOf{}, err
 		}
 		ids = ids[:0]
@@ -261,9 +258,9 @@ func runTaskResult(ctx context.Context, rt Runtime, a taskResultArgs) (resultsOf
 	}
 	out := resultsOf{Results: []api.TaskResult{}}
 	for _, id := range ids {
-		var res api.TaskResult
 		p := api.TaskResultParams{TaskID: id, IncludeLog: a.IncludeLog, IncludeDiff: a.IncludeDiff, IncludeHandoff: a.IncludeHandoff, MaxTextBytes: a.MaxTextBytes}
-		if err := rt.Call(ctx, api.MethodTaskResult, p, &res); err != nil {
+		res, err := api.GetTaskResult.Call(ctx, rt, p)
+		if err != nil {
 			return resultsOf{}, err
 		}
 		out.Results = append(out.Results, res)
