@@ -19,6 +19,8 @@ var ApprovalPolicies = []string{ApprovalNever, ApprovalOnRequest, ApprovalUntrus
 const (
 	ApprovalCommand    = "command"
 	ApprovalFileChange = "fileChange"
+	// ApprovalMCPToolCall: Codex asks whether a tool of an MCP server may run (an elicitation).
+	ApprovalMCPToolCall = "mcpToolCall"
 )
 
 // Decisions Codex takes. Decline and cancel are always possible (cancel interrupts the turn).
@@ -50,10 +52,11 @@ type Approval struct {
 	ThreadID  string         `json:"threadId" doc:"the asking thread"`
 	TurnID    string         `json:"turnId,omitempty" doc:"its turn"`
 	ItemID    string         `json:"itemId,omitempty" doc:"the command or file change item"`
-	Kind      string         `json:"kind" doc:"command or fileChange"`
+	Kind      string         `json:"kind" doc:"command, fileChange or mcpToolCall"`
 	Command   string         `json:"command,omitempty" doc:"the command Codex would run"`
 	Cwd       string         `json:"cwd,omitempty" doc:"where it would run"`
-	Reason    string         `json:"reason,omitempty" doc:"why the model asks, when it said"`
+	Reason    string         `json:"reason,omitempty" doc:"why the model asks, when it said; for an MCP tool call, Codex's question"`
+	Server    string         `json:"server,omitempty" doc:"for an MCP tool call: the MCP server whose tool would run"`
 	Decisions []string       `json:"decisions" doc:"the decisions offered"`
 	State     string         `json:"state" doc:"pending, answered, expired, resolved or lost"`
 	Decision  string         `json:"decision,omitempty" doc:"what was decided"`

@@ -13,6 +13,12 @@ import (
 const (
 	methodCommandApproval    = "item/commandExecution/requestApproval"
 	methodFileChangeApproval = "item/fileChange/requestApproval"
+	// methodElicitation is an MCP server's request for input, relayed by Codex; the App Server
+	// also uses it to ask whether a tool call may run (wire notes §10).
+	methodElicitation = "mcpServer/elicitation/request"
+	// metaApprovalKind marks an elicitation that is Codex's approval of an MCP tool call.
+	metaApprovalKind = "codex_approval_kind"
+	mcpToolCallKind  = "mcp_tool_call"
 )
 
 // AskApproval waits for the decision on one request; it returns a decision Codex takes.
@@ -50,6 +56,9 @@ func handleApprovals(c *appserver.Client, ask AskApproval) {
 			return map[string]string{"decision": ask(ctx, req)}, nil
 		})
 	}
+	c.Handle(methodElicitation, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		return answerElicitation(ctx, raw, ask)
+	})
 }
 
 // offeredDecisions are the plain decisions Codex lists (objects such as an exec-policy
