@@ -15,6 +15,18 @@ const (
 // ApprovalPolicies are the values --approval takes.
 var ApprovalPolicies = []string{ApprovalNever, ApprovalOnRequest, ApprovalUntrusted}
 
+// ApprovalWithin reports whether a thread created by an author running under approval policy
+// author may run under child: capability never widens through delegation. Never lets nothing
+// out of the sandbox, untrusted lets out only what a person accepts after asking about every
+// untrusted command, on-request lets the model ask when it wants out; a child may run under
+// its author's policy or a narrower one. An unknown or unreported author policy counts as
+// never.
+func ApprovalWithin(child, author string) bool {
+	rank := map[string]int{ApprovalNever: 0, ApprovalUntrusted: 1, ApprovalOnRequest: 2}
+	c, ok := rank[child]
+	return ok && c <= rank[author]
+}
+
 // Kinds of approval requests.
 const (
 	ApprovalCommand    = "command"

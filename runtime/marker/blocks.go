@@ -56,6 +56,7 @@ const (
 	SkipNameInvalid     = "name_invalid"
 	SkipEffortInvalid   = "effort_invalid"
 	SkipExecutorInvalid = "executor_invalid"
+	SkipApprovalInvalid = "approval_invalid"
 	SkipTargetMissing   = "target_missing"
 	SkipOverLimit       = "over_limit"
 	SkipAbandoned       = "abandoned" // the author was cancelled before the block ran
@@ -74,6 +75,8 @@ type Create struct {
 	Effort   string
 	Executor string
 	Harness  string
+	// Approval is the created thread's approval policy; "" runs it under its author's.
+	Approval string
 }
 
 // Read is a valid poll or wait block, clamped. Timeout 0 is one immediate snapshot.
@@ -268,6 +271,9 @@ func decodeCreate(obj map[string]json.RawMessage) (*Create, *fieldError) {
 	if c.Effort, present, fe = optString(obj, "effort"); fe != nil || (present && !contains(Efforts, c.Effort)) {
 		return nil, fieldErr(SkipEffortInvalid, "effort must be one of %v; a model's other thinking options "+
 			"that harness inspect lists (such as ultra) are chosen with delegate start --thinking, not by a block", Efforts)
+	}
+	if c.Approval, present, fe = optString(obj, "approval"); fe != nil || (present && !contains(model.ApprovalPolicies, c.Approval)) {
+		return nil, fieldErr(SkipApprovalInvalid, "approval must be one of %v, and no wider than its author's", model.ApprovalPolicies)
 	}
 	if c.Executor, present, fe = optString(obj, "executor"); fe != nil || (present && !contains(Executors, c.Executor)) {
 		detail := fmt.Sprintf("executor must be one of %v", Executors)

@@ -124,7 +124,7 @@ func (t hostThreads) Create(ctx context.Context, author Facts, c Create) (Create
 	if o, err := t.s.deps.Store.Origin(parent); err == nil {
 		refs = o.Refs
 	}
-	started, err := t.s.opts.Threads.StartChild(ctx, threads.Child{Harness: name, Cwd: cwd, Model: c.Model, Effort: c.Effort, Task: c.Prompt,
+	started, err := t.s.opts.Threads.StartChild(ctx, threads.Child{Harness: name, Cwd: cwd, Model: c.Model, Effort: c.Effort, Approval: c.Approval, Task: c.Prompt,
 		Parent: parent, ParentHarness: author.Harness, Refs: refs})
 	child := started.Thread
 	var failed *threads.ChildError
