@@ -1,25 +1,34 @@
 package cli
 
 import (
+	"context"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/codexhost/codexhost/internal/opview"
+	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
 func newApprovalsCmd() *cobra.Command {
 	o := operatorCommand{timeoutMs: 30000}
 	var p api.ApprovalListParams
+	var follow bool
 	cmd := &cobra.Command{
-		Use:   "approvals [--pending] [--json]",
+		Use:   "approvals [--pending] [--follow] [--json]",
 		Short: "List what native threads ask a person to approve (pending first), and what was decided",
 		Long: "Threads started with --approval on-request or untrusted ask before running a command or changing files outside their sandbox. " +
 			"Each request waits here until one owner answers it (codexhost approve), or is declined at [approvals] timeout (10 minutes by default).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if follow {
+				if !cmd.Flags().Changed("timeout-ms") {
+					o.timeoutMs = 0 // following lasts until the command is stopped
+				}
+				return o.withSession(cmd, func(ctx context.Context, s *operatorSession) error { return followApprovals(ctx, cmd, &o, s, p) })
+			}
 			res, err := operatorCall(&o, cmd, api.ApprovalList, p)
 			if err != nil {
 				return err
@@ -29,7 +38,41 @@ func newApprovalsCmd() *cobra.Command {
 	}
 	o.register(cmd)
 	cmd.Flags().BoolVar(&p.Pending, "pending", false, "only the approvals that wait for an answer")
+	cmd.Flags().BoolVar(&follow, "follow", false, "after the list, print each approval as it is asked, taken or decided (with --json one {\"approval\": …} line each) until stopped")
 	return cmd
+}
+
+// followApprovals prints the list, then every approval change the runtime announces to this
+// caller. It subscribes before listing, so no change falls between the two.
+func followApprovals(ctx context.Context, cmd *cobra.Command, o *operatorCommand, s *operatorSession, p api.ApprovalListParams) error {
+	changes, err := s.subscribe(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := api.ApprovalList.Call(ctx, s, p)
+	if err != nil {
+		return err
+	}
+	if err := o.print(cmd, res, func(w io.Writer) { opview.Approvals(w, res.Approvals, time.Now()) }); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-changes:
+			if !ok {
+				return model.Errorf(model.CodeRuntimeUnreachable, "run codexhost approvals --follow again", "the runtime's event stream closed")
+			}
+			if ev.Type != api.EventApproval || ev.Approval == nil {
+				continue
+			}
+			a := *ev.Approval
+			if err := o.print(cmd, api.ApprovalResult{Approval: a}, func(w io.Writer) { opview.Approval(w, a, time.Now()) }); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 func newApproveCmd() *cobra.Command {
