@@ -18,7 +18,8 @@ var threadIDInOutput = regexp.MustCompile(`"threadId":\s*"([^"]+)"`)
 
 // A native turn delegates through its own MCP tools, waits for the child and gets the child's
 // final text back, all within one turn: the model calls thread_delegate_start, then
-// thread_wait with the id the first call returned. The child is the thread's child, in the
+// thread_wait with the id the first call returned, then the destructive thread_cancel, which
+// reaches codexhost without an approval prompt. The child is the thread's child, in the
 // principal of the client that started the thread.
 func TestNativeTurnDelegatesAndWaitsThroughThreadTools(t *testing.T) {
 	t.Parallel()
@@ -33,13 +34,21 @@ func TestNativeTurnDelegatesAndWaitsThroughThreadTools(t *testing.T) {
 			}
 			return `{"thread":"` + m[1] + `","timeoutMs":60000}`
 		}),
+		// thread_cancel is destructive: Codex runs it under approval_policy = "never" only
+		// because codexhost's per-thread config approves it.
+		fakemodel.MCPToolCallFrom("codexhost", "thread.cancel", func(prev string) string {
+			if m := threadIDInOutput.FindStringSubmatch(prev); m != nil {
+				return `{"thread":"` + m[1] + `"}`
+			}
+			return `{"thread":"no-thread-id-in-the-wait-output"}`
+		}),
 	)
 	parent := h.delegate(tok, "--harness", "codex", "--task", "delegate and wait")
 	h.waitCompleted(tok, parent.Thread.ID)
 
 	reqs := h.fake.Requests()
-	if len(reqs) < 3 {
-		t.Fatalf("the model was asked %d times, want 3 (start, after delegate, after wait)", len(reqs))
+	if len(reqs) < 4 {
+		t.Fatalf("the model was asked %d times, want 4 (start, after delegate, after wait, after cancel)", len(reqs))
 	}
 	started, ok := reqs[1].ToolOutput()
 	m := threadIDInOutput.FindStringSubmatch(started)
@@ -49,6 +58,9 @@ func TestNativeTurnDelegatesAndWaitsThroughThreadTools(t *testing.T) {
 	waited, ok := reqs[2].ToolOutput()
 	if !ok || !strings.Contains(waited, "the child's answer is 42") || !strings.Contains(waited, `"completed"`) {
 		t.Fatalf("thread_wait answered the model %q (%v): want the child's final text", waited, ok)
+	}
+	if cancelled, ok := reqs[3].ToolOutput(); !ok || !strings.Contains(cancelled, `"cancelled":false`) || !strings.Contains(cancelled, m[1]) {
+		t.Fatalf("thread_cancel answered the model %q (%v): want codexhost's answer on the idle child", cancelled, ok)
 	}
 	child := h.read(tok, m[1])
 	if child.Thread.Origin == nil || child.Thread.Origin.ParentThread != parent.Thread.ID {

@@ -82,6 +82,9 @@ func (r ThreadReadResult) MarshalJSON() ([]byte, error) {
 	}{w, nullable(r.NextCursor)})
 }
 
+// NullFields names the fields MarshalJSON may write as null (a schema of the type allows it).
+func (ThreadReadResult) NullFields() []string { return []string{"nextCursor"} }
+
 // UnmarshalJSON reads a pending result with nothing else in it back as no result.
 func (r *ThreadReadResult) UnmarshalJSON(b []byte) error {
 	var w threadReadJSON
@@ -112,6 +115,9 @@ func (r DelegateStartResult) MarshalJSON() ([]byte, error) {
 	}{delegateStartJSON(r), nullable(r.TurnID)})
 }
 
+// NullFields names the fields MarshalJSON may write as null.
+func (DelegateStartResult) NullFields() []string { return []string{"turnId"} }
+
 type threadCancelJSON ThreadCancelResult
 
 // MarshalJSON writes turnId as null when nothing was running.
@@ -121,3 +127,6 @@ func (r ThreadCancelResult) MarshalJSON() ([]byte, error) {
 		TurnID *string `json:"turnId"`
 	}{threadCancelJSON(r), nullable(r.TurnID)})
 }
+
+// NullFields names the fields MarshalJSON may write as null.
+func (ThreadCancelResult) NullFields() []string { return []string{"turnId"} }

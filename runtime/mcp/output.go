@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -15,7 +16,40 @@ func outputSchema(t reflect.Type) (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	open(s)
+	nullable(s, t)
 	return s, nil
+}
+
+// nullFielder is a result type whose MarshalJSON writes some fields as null (the public
+// shape's "no turn", "last page") where its Go type says string: the schema must allow it,
+// or a client validating the result rejects a real answer.
+type nullFielder interface{ NullFields() []string }
+
+// nullable lets s (the schema of t) take null where t's MarshalJSON writes it, in t and in
+// the struct fields it holds.
+func nullable(s *jsonschema.Schema, t reflect.Type) {
+	for s != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if s == nil || t.Kind() != reflect.Struct {
+		return
+	}
+	if nf, ok := reflect.Zero(t).Interface().(nullFielder); ok {
+		for _, name := range nf.NullFields() {
+			if p := s.Properties[name]; p != nil && p.Type != "" {
+				p.Types, p.Type = []string{"null", p.Type}, ""
+			}
+		}
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" {
+			nullable(s, f.Type)
+		} else if p := s.Properties[name]; p != nil && f.IsExported() {
+			nullable(p, f.Type)
+		}
+	}
 }
 
 // open removes additionalProperties: false everywhere in s.

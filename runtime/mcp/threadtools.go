@@ -17,11 +17,13 @@ type (
 	delegateArgs struct {
 		Harness        string   `json:"harness"`
 		Task           string   `json:"task"`
+		ParentThread   string   `json:"parentThread,omitempty"`
 		RequestID      string   `json:"requestId,omitempty"`
 		Refs           []string `json:"refs,omitempty"`
 		Cwd            string   `json:"cwd,omitempty"`
 		Model          string   `json:"model,omitempty"`
 		Thinking       string   `json:"thinking,omitempty"`
+		Approval       string   `json:"approval,omitempty"`
 		Watch          bool     `json:"watch,omitempty"`
 		WatchTimeoutMs int      `json:"watchTimeoutMs,omitempty"`
 	}
@@ -39,9 +41,11 @@ type (
 		Cwd    string `json:"cwd,omitempty"`
 		AnyCwd bool   `json:"anyCwd,omitempty"`
 		Parent string `json:"parent,omitempty"`
+		Client string `json:"client,omitempty"`
 		Ref    string `json:"ref,omitempty"`
 		Limit  int    `json:"limit,omitempty"`
 		Cursor string `json:"cursor,omitempty"`
+		Sort   string `json:"sort,omitempty"`
 	}
 	threadSendArgs struct {
 		Thread  string `json:"thread"`
@@ -54,10 +58,22 @@ type (
 		Thread    string `json:"thread"`
 		Notify    string `json:"notify,omitempty"`
 		TimeoutMs int64  `json:"timeoutMs,omitempty"`
+		On        string `json:"on,omitempty"`
 	}
 )
 
 const threadDesc = "the thread's id or codex://threads/<id> link"
+
+// maxWatchMs is the CLI's bound on a watch's window (model.MaxWatchTimeout), in the unit the
+// tools take.
+var maxWatchMs = int(model.MaxWatchTimeout.Milliseconds())
+
+// callerWith is callerHere with the parent a caller names (--parent-thread of the CLI).
+func callerWith(parent string) api.CallerHint {
+	c := callerHere()
+	c.ParentThread = parent
+	return c
+}
 
 // callerHere is what this server knows of its caller: its working directory (Codex starts a
 // thread's server in the thread's cwd). Who the caller is comes from its token.
@@ -73,16 +89,18 @@ func threadTools() []Definition {
 			false, false,
 			object(str("harness", "the target harness id, e.g. codex", 1, 64).req(),
 				str("task", "the task text for the child", 1, api.MaxTextBytes).req(),
+				str("parentThread", "the delegating thread (default: the calling thread; its own tree only)", 1, 256),
 				str("requestId", "idempotency key: the same id returns the same child", 1, 128),
 				strList("refs", "refs to record with the delegation (issue:…, pr:…, url:…)", 0, 32, 512),
 				str("cwd", "the child's working directory (default: the caller's)", 1, model.MaxPathChars),
 				str("model", "the child's model (codexhost harness inspect H lists them)", 1, 128),
 				str("thinking", "a thinking option of the harness (codexhost harness inspect H)", 1, 32),
+				enum("approval", "Codex approval policy of a native child (default never); its requests wait in codexhost approvals", "", "never", "on-request", "untrusted"),
 				boolean("watch", "also register a watch on the child for the caller", false),
-				integer("watchTimeoutMs", "the watch's observation window in milliseconds (default 30 minutes)", 1000, 6*3600*1000, 30*60*1000)),
+				integer("watchTimeoutMs", "the watch's observation window in milliseconds (default 30 minutes, at most 7 days)", 1000, maxWatchMs, 30*60*1000)),
 			func(ctx context.Context, rt Runtime, a delegateArgs) (api.DelegateStartResult, error) {
-				p := api.DelegateStartParams{Caller: callerHere(), Harness: a.Harness, Task: a.Task, RequestID: a.RequestID, Refs: a.Refs,
-					Cwd: a.Cwd, Model: a.Model, Thinking: a.Thinking, Watch: a.Watch, WatchTimeoutMs: a.WatchTimeoutMs}
+				p := api.DelegateStartParams{Caller: callerWith(a.ParentThread), Harness: a.Harness, Task: a.Task, RequestID: a.RequestID, Refs: a.Refs,
+					Cwd: a.Cwd, Model: a.Model, Thinking: a.Thinking, Approval: a.Approval, Watch: a.Watch, WatchTimeoutMs: a.WatchTimeoutMs}
 				return api.DelegateStart.Call(ctx, rt, p)
 			}),
 		tool("thread.read", "Read a thread without changing it: its status (creating, running, completed, failed, interrupted) and the result of its latest finished turn, or a page of its messages. Read-only.",
@@ -107,11 +125,14 @@ func threadTools() []Definition {
 			object(str("cwd", "only threads in this directory", 1, model.MaxPathChars),
 				boolean("anyCwd", "do not filter by directory", false),
 				str("parent", "only children delegated by this thread", 1, 256),
+				str("client", "only threads started by this client", 1, 128),
 				str("ref", "only threads carrying this ref", 1, 512),
 				integer("limit", "threads per page, 1 to 100", 1, 100, 25),
-				str("cursor", "nextCursor of the previous page", 1, 1024)),
+				str("cursor", "nextCursor of the previous page", 1, 1024),
+				enum("sort", "the order of the threads", "created-desc", api.SortOrders...)),
 			func(ctx context.Context, rt Runtime, a threadListArgs) (api.ThreadListResult, error) {
-				p := api.ThreadListParams{Caller: callerHere(), Cwd: a.Cwd, AnyCwd: a.AnyCwd, Parent: a.Parent, Ref: a.Ref, Limit: a.Limit, Cursor: a.Cursor}
+				p := api.ThreadListParams{Caller: callerHere(), Cwd: a.Cwd, AnyCwd: a.AnyCwd, Parent: a.Parent, Client: a.Client, Ref: a.Ref,
+					Limit: a.Limit, Cursor: a.Cursor, Sort: a.Sort}
 				return api.ThreadList.Call(ctx, rt, p)
 			}),
 		tool("thread.send", "Start a turn on an idle thread with a message (THREAD_BUSY while it runs; never queued).",
@@ -127,13 +148,14 @@ func threadTools() []Definition {
 			func(ctx context.Context, rt Runtime, a threadOnlyArgs) (api.ThreadCancelResult, error) {
 				return api.ThreadCancel.Call(ctx, rt, api.ThreadCancelParams{Thread: a.Thread, IdleOK: true})
 			}),
-		tool("thread.watch", "Register a one-shot notification: when the thread stops (or the window passes), a message is sent to the caller's thread (or notify). alreadyTerminal when it had stopped.",
+		tool("thread.watch", "Register a one-shot notification: when the thread stops (or, with on approval, first waits for an approval; or the window passes), a message is sent to the caller's thread (or notify). alreadyTerminal when it had stopped.",
 			false, false,
 			object(str("thread", threadDesc, 1, 256).req(),
-				str("notify", "who is notified: a thread id (default: the caller's thread)", 1, 256),
-				integer("timeoutMs", "the observation window in milliseconds (default 30 minutes, at most 6 hours)", 1000, 6*3600*1000, 30*60*1000)),
+				str("notify", "who is notified: a thread id or link, or client:NAME (default: the caller's thread, else the calling client)", 1, 256),
+				integer("timeoutMs", "the observation window in milliseconds (default 30 minutes, at most 7 days)", 1000, maxWatchMs, 30*60*1000),
+				enum("on", "what notifies: stop (the thread stops) or approval (its first approval that waits for an answer)", "stop", "stop", "approval")),
 			func(ctx context.Context, rt Runtime, a threadWatchArgs) (api.WatchResult, error) {
-				p := api.ThreadWatchParams{Caller: callerHere(), Thread: a.Thread, Notify: a.Notify, TimeoutMs: a.TimeoutMs}
+				p := api.ThreadWatchParams{Caller: callerHere(), Thread: a.Thread, Notify: a.Notify, TimeoutMs: a.TimeoutMs, On: a.On}
 				return api.ThreadWatch.Call(ctx, rt, p)
 			}),
 	}
