@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
@@ -168,10 +169,16 @@ func completeSessions(ctx context.Context, c *api.Client, cmd *cobra.Command) []
 	var out []string
 	for _, h := range res.Hosts {
 		for _, s := range h.Sessions {
-			out = append(out, candidate(s.ID, h.Host, s.Status, s.Title))
+			out = append(out, sessionCandidate(h.Host, s))
 		}
 	}
 	return out
+}
+
+// sessionCandidate describes a session as the sessions table does: its state in the word
+// people see (stored, not the App Server's notLoaded).
+func sessionCandidate(host string, s api.CatalogSession) string {
+	return candidate(s.ID, host, model.StatusWord(s.Status), s.Title)
 }
 
 func completeHosts(ctx context.Context, c *api.Client, _ *cobra.Command) []string {

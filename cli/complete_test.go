@@ -93,3 +93,15 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// A session's completion says its state as the sessions table does, never the App Server's
+// raw notLoaded or systemError.
+func TestSessionCandidatesUseTheStatusWordsOfPeople(t *testing.T) {
+	t.Parallel()
+	for raw, word := range map[string]string{"notLoaded": "stored", "systemError": "error", "active": "running", "idle": "idle"} {
+		got := sessionCandidate("gateway:local", api.CatalogSession{ID: "019a", Status: raw, Title: "t"})
+		if want := "019a\tgateway:local · " + word + " · t"; got != want {
+			t.Errorf("%s: %q, want %q", raw, got, want)
+		}
+	}
+}

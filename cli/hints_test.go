@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -86,5 +87,20 @@ func TestThreadCommandsWithoutOperatorStillNeedAConnection(t *testing.T) {
 	_, errOut, code := run(t, "thread", "list", "--all-cwd")
 	if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable || !isEnvelope(errOut) {
 		t.Fatalf("thread list without a connection: %d %s", code, errOut)
+	}
+}
+
+// An operator command run with a client token (lineage, continue) passes the runtime's hints
+// on as they are: the thread commands they name run with that token, and --operator would
+// act as the home's operator instead. The home's own client gets them with --operator.
+func TestOperatorCommandHintsFollowTheConnection(t *testing.T) {
+	t.Parallel()
+	notFound := model.Errorf(model.CodeThreadNotFound, "check the id with `codexhost thread list`", "no thread x")
+	for local, want := range map[bool]string{false: "check the id with `codexhost thread list`", true: "check the id with `codexhost thread list --operator`"} {
+		s := &operatorSession{local: local}
+		var me *model.Error
+		if !errors.As(s.hinted(notFound), &me) || me.Hint != want {
+			t.Errorf("local %v: hint %q, want %q", local, me.Hint, want)
+		}
 	}
 }

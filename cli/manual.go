@@ -63,13 +63,18 @@ func writeFlag(b *strings.Builder, f *pflag.Flag) {
 	if f.Hidden || f.Name == "help" {
 		return
 	}
+	// A placeholder named in the usage (`H`) is what --help shows, without the backticks;
+	// other flags show their type.
 	name := "--" + f.Name
-	if t := f.Value.Type(); t != "bool" {
+	placeholder, usage := pflag.UnquoteUsage(f)
+	if t := f.Value.Type(); strings.Contains(f.Usage, "`") {
+		name += " " + placeholder
+	} else if t != "bool" {
 		name += " " + strings.ToUpper(strings.TrimSuffix(t, "Array"))
 	}
 	def := ""
 	if f.DefValue != "" && f.DefValue != "[]" && f.DefValue != "false" && f.DefValue != "0" {
 		def = " (default " + f.DefValue + ")"
 	}
-	fmt.Fprintf(b, "        %-24s %s%s\n", name, f.Usage, def)
+	fmt.Fprintf(b, "        %-24s %s%s\n", name, usage, def)
 }

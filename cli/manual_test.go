@@ -85,3 +85,22 @@ func flagNames(cmd *cobra.Command) []string {
 	})
 	return names
 }
+
+// A flag that names its value in its usage (`H`) reads the same in the manual as in the
+// command's own --help: the placeholder, without the backticks, not the value's type.
+func TestManualFlagPlaceholdersAreTheHelpOnes(t *testing.T) {
+	t.Parallel()
+	manual, _, _ := run(t, "delegate", "--help")
+	own, _, _ := run(t, "delegate", "start", "--help")
+	for _, line := range []string{"--harness H ", "--model MODEL ", "--thinking OPTION ", "--approval POLICY "} {
+		if !strings.Contains(own, line) {
+			t.Fatalf("delegate start --help lacks %q: the check is stale", line)
+		}
+		if !strings.Contains(manual, line) {
+			t.Errorf("the manual lacks %q, which delegate start --help shows", line)
+		}
+	}
+	if strings.Contains(manual, "STRING `") {
+		t.Error("the manual shows a usage placeholder with its backticks")
+	}
+}

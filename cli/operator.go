@@ -218,7 +218,9 @@ func (s *operatorSession) connect(ctx context.Context) error {
 	if conn.Kind != api.ConnOperator {
 		return s.dial(ctx, conn.Endpoint, conn.Token)
 	}
+	s.mu.Lock()
 	s.local = true
+	s.mu.Unlock()
 	if err := prepareOperatorHome(s.home); err != nil {
 		return err
 	}
@@ -324,7 +326,7 @@ func (s *operatorSession) Call(ctx context.Context, method string, params, out a
 	if c == nil {
 		return model.Errorf(model.CodeRuntimeUnreachable, "wait for the app to reconnect", "not connected to the runtime")
 	}
-	return opview.ForOperator(c.Call(ctx, method, params, out))
+	return s.hinted(c.Call(ctx, method, params, out))
 }
 
 // CallEvents is Call, handing fn the call's own events (the fleet's per-host progress).
@@ -333,7 +335,19 @@ func (s *operatorSession) CallEvents(ctx context.Context, method string, params,
 	if c == nil {
 		return model.Errorf(model.CodeRuntimeUnreachable, "wait for the app to reconnect", "not connected to the runtime")
 	}
-	return opview.ForOperator(c.CallEvents(ctx, method, params, out, fn))
+	return s.hinted(c.CallEvents(ctx, method, params, out, fn))
+}
+
+// hinted is err with hints the caller can run: the operator's own client needs --operator on
+// the thread commands a hint names; a client token runs them as they are.
+func (s *operatorSession) hinted(err error) error {
+	s.mu.Lock()
+	local := s.local
+	s.mu.Unlock()
+	if !local {
+		return err
+	}
+	return opview.ForOperator(err)
 }
 
 func (s *operatorSession) endpoint() string {

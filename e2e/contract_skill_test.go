@@ -1,11 +1,16 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/codexhost/codexhost/internal/agentskill"
+	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/runtime/appserver"
 )
 
 type skillRoots struct {
@@ -198,5 +203,48 @@ func TestSkillInstalledIsReadByCodexOnce(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no request of the thread lists the codexhost-delegation skill (%d requests)", len(h.fake.Requests()))
+	}
+}
+
+// The real App Server's skills/list names codexhost-delegation once after skill install, even
+// where an earlier build left a full copy in $CODEX_HOME/skills: Codex reads that root and
+// ~/.agents/skills both, so a copy in each would be listed (and offered to the model) twice.
+func TestSkillInstalledIsListedOnceBySkillsList(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, hostConfig{})
+	writeOurs(t, filepath.Join(h.codexHome, "skills", agentskill.Name), agentskill.Content())
+	listed := func() []string {
+		t.Helper()
+		c, err := appserver.Start(context.Background(), appserver.Config{Bin: h.codexBin, Env: codextest.Env(h.codexHome), Dir: h.work})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var out struct {
+			Data []struct {
+				Skills []struct{ Name, Path string } `json:"skills"`
+			} `json:"data"`
+		}
+		if err := c.Call(context.Background(), "skills/list", map[string]any{"cwds": []string{h.work}, "forceReload": true}, &out); err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, d := range out.Data {
+			for _, s := range d.Skills {
+				if s.Name == agentskill.Name {
+					paths = append(paths, s.Path)
+				}
+			}
+		}
+		return paths
+	}
+	// The earlier build's copy alone is listed: the check below sees what Codex reads.
+	if got := listed(); len(got) != 1 {
+		t.Fatalf("before install: skills/list names the skill at %v, want the earlier copy", got)
+	}
+	skill(t, h.codexHome, h.codexHome, "install").decode(t, &skillRoots{})
+	got := listed()
+	if want := filepath.Join(h.codexHome, ".agents", "skills", agentskill.Name, "SKILL.md"); len(got) != 1 || got[0] != want {
+		t.Fatalf("after install: skills/list names the skill at %v, want once at %s", got, want)
 	}
 }

@@ -23,7 +23,8 @@ func nativeToolCall(t *testing.T, h *host, token, command string) (startResult, 
 	if native.Thread.Harness != "codex" {
 		t.Fatalf("started %+v, want a native thread", native.Thread)
 	}
-	if got := h.waitCompleted(token, native.Thread.ID).Result.Text; got != "tool finished (fake reply #2)" {
+	// The fake model numbers its replies across threads: another thread's turns may come first.
+	if got := h.waitCompleted(token, native.Thread.ID).Result.Text; !strings.HasPrefix(got, "tool finished (fake reply #") {
 		t.Fatalf("the native turn answered %q; the fake model's tool call did not complete", got)
 	}
 	var outputs []string
@@ -148,5 +149,33 @@ func testSandboxBlocksTheSocket(t *testing.T, sandbox string) {
 	}
 	if n := len(h.fake.Requests()); n != 2 {
 		t.Errorf("the model got %d requests, want the call and its follow-up", n)
+	}
+}
+
+// Scenario: S000-06 — with another native thread running its own turn, a native thread's tool
+// command is still its own caller, exactly: the token its shell got names it, so delegate
+// start without --parent-thread makes that thread the parent (no PARENT_THREAD_AMBIGUOUS, no
+// guess among the active turns).
+func TestNativeToolCallerIsExactWithAnotherNativeThreadActive(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, hostConfig{sandbox: "danger-full-access",
+		config: "[harnesses.leaf]\ncommand = [\"cat\"]\nallow_sandboxed_callers = true\n"})
+	tok := h.addClient("ci")
+	other := h.delegate(tok, "--harness", "codex", "--task", "[[mode:slow]] [[delay:0.2]] [[duration:60]] keep going")
+	if st := other.Thread.Status; st != "running" {
+		t.Fatalf("the other native thread is %s, want running", st)
+	}
+	native, out := nativeToolCall(t, h, tok, `"$CODEXHOST_CLI_PATH" delegate start --harness leaf --task from-the-tool 2>&1`)
+	if st := h.read(tok, other.Thread.ID).Thread.Status; st != "running" {
+		t.Fatalf("the other native thread stopped (%s) before the tool call ended: the check saw one active thread", st)
+	}
+	var child startResult
+	out.json(t, "{", &child)
+	want := origin{Kind: "thread", ParentThread: native.Thread.ID, DelegationID: child.DelegationID}
+	if got := h.read(tok, child.Thread.ID).Thread.Origin; child.DelegationID == "" || got == nil || *got != want {
+		t.Errorf("child of the tool call with two native threads active: origin %+v, want %+v\n%s", got, want, strings.Join(out.lines, "\n"))
+	}
+	if r := h.asClient(tok, "thread", "cancel", other.Thread.ID); r.code != 0 {
+		t.Errorf("cancel of the other native thread: %s", r)
 	}
 }

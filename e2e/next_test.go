@@ -40,19 +40,39 @@ func TestNextCommandsRunAsPrintedFromAPathWithSpaces(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &started); err != nil || started.Next.Read == "" {
 		t.Fatalf("delegate start printed %s (%v)", stdout, err)
 	}
-	for name, line := range map[string]string{"read": started.Next.Read, "wait": started.Next.Wait} {
-		cmd := exec.Command("sh", "-c", line)
-		cmd.Dir, cmd.Env = h.work, env
-		out, err := cmd.CombinedOutput()
-		var res struct {
-			ThreadID string `json:"threadId"`
-		}
-		if err != nil || json.Unmarshal(out, &res) != nil || res.ThreadID != started.ThreadID {
-			t.Errorf("next.%s %q in sh: %v\n%s", name, line, err, out)
-		}
+	runNext(t, h.work, env, "delegate start", started.ThreadID, started.Next.Read, started.Next.Wait)
+
+	// The wait above ran to the turn's end: the thread is idle, so a send starts a turn.
+	stdout, stderr, code, err = execCLI(spaced, h.work, env, []string{"thread", "send", started.ThreadID, "--message", "again"})
+	if err != nil || code != 0 {
+		t.Fatalf("thread send: %d %v %s", code, err, stderr)
 	}
+	var sent struct {
+		Next struct{ Read, Wait string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &sent); err != nil || sent.Next.Read == "" {
+		t.Fatalf("thread send printed %s (%v)", stdout, err)
+	}
+	runNext(t, h.work, env, "thread send", started.ThreadID, sent.Next.Read, sent.Next.Wait)
+
 	_, stderr, _, _ = execCLI(spaced, h.work, env, []string{"thread", "read", "not-an-id"})
 	if strings.Contains(stderr, `\u003c`) || !strings.Contains(stderr, "codex://threads/<uuid>") {
 		t.Errorf("the hint escapes < and >: %s", stderr)
+	}
+}
+
+// runNext runs each next command of cmd as sh reads it, and checks it printed thread's JSON.
+func runNext(t *testing.T, dir string, env []string, cmd, thread string, lines ...string) {
+	t.Helper()
+	for _, line := range lines {
+		c := exec.Command("sh", "-c", line)
+		c.Dir, c.Env = dir, env
+		out, err := c.CombinedOutput()
+		var res struct {
+			ThreadID string `json:"threadId"`
+		}
+		if err != nil || json.Unmarshal(out, &res) != nil || res.ThreadID != thread {
+			t.Errorf("%s: next %q in sh: %v\n%s", cmd, line, err, out)
+		}
 	}
 }

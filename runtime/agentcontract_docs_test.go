@@ -100,8 +100,12 @@ func TestEveryThreadKindPrintsThePublicContract(t *testing.T) {
 	check := contractCheck{t: t, names: publicNames()}
 	cwd := gitRepo(t, t.TempDir(), true)
 
-	external := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "external", Cwd: cwd, Model: "small"})
-	check.doc("delegate start", external)
+	// Watched from the start: the watch record is in the document, and its notification
+	// reaches client events.
+	external := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "external", Cwd: cwd, Model: "small", Watch: true})
+	if started := check.doc("delegate start", external); started["watch"] == nil {
+		t.Errorf("delegate start --watch true printed no watch: %v", started)
+	}
 	native := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "native", Cwd: t.TempDir(), Thinking: "high"})
 	check.doc("delegate start", native)
 	m := &markerEnv{testHost: th, c: c, cwd: cwd}
@@ -165,6 +169,14 @@ func TestEveryThreadKindPrintsThePublicContract(t *testing.T) {
 	check.doc("thread list", call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{AnyCwd: true, Parent: author}))
 	check.doc("thread watches", call[api.WatchesResult](t, c, api.MethodThreadWatches, nil))
 	check.doc("harness list", call[api.HarnessListResult](t, c, api.MethodHarnessList, nil))
+	var events []model.ClientEvent
+	eventually(t, "the external thread's stop in client events", func() bool {
+		events = call[api.ClientEventsResult](t, c, api.MethodClientEvents, api.ClientEventsParams{Limit: 100}).Events
+		return slices.ContainsFunc(events, func(e model.ClientEvent) bool { return string(e.Thread) == external.Thread.ID })
+	})
+	for _, e := range events {
+		check.doc("client events", e)
+	}
 	for _, h := range []string{"codex", "shell"} {
 		check.doc("harness inspect", call[api.HarnessInspectResult](t, c, api.MethodHarnessInspect, api.HarnessInspectParams{Harness: h}))
 	}

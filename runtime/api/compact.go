@@ -17,7 +17,7 @@ import (
 //     (client:NAME stays as it is). The thread's own id, link and deepLink go with it, and so does the
 //     whole Thread object under thread: its status and harness are at the top already.
 //   - no duplicates: harness (harnessId says it) and record versions (v) go;
-//   - no timestamps: keys ending in At, deadline and nextAttempt go;
+//   - no timestamps: keys ending in At, at (a message's time), deadline and nextAttempt go;
 //   - no empty values: null, "", [] and {} go (false and 0 stay: they say something).
 
 // CompactDocument is the compact form of the document of v.
@@ -74,7 +74,7 @@ func compactObject(x map[string]any) map[string]any {
 // compactDropped: keys the compact form leaves out whatever their value.
 func compactDropped(k string) bool {
 	switch k {
-	case "link", "deepLink", "harness", "v", "deadline", "nextAttempt":
+	case "link", "deepLink", "harness", "v", "at", "deadline", "nextAttempt":
 		return true
 	}
 	return strings.HasSuffix(k, "At")
