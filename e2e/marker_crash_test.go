@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -214,15 +215,18 @@ func TestMarkerFaultPoints(t *testing.T) {
 }
 
 // Scenario: S002-01 (S002-10) — the crash loop of marker blocks: authors' turns complete and
-// the runtime is SIGKILLed a random 0–80 ms later, again and again. In the end every author
-// whose turn completed has exactly one report and one thread per create it reports, and an
-// author whose turn the crash cut short has neither.
+// the runtime is SIGKILLed a random 0–80 ms after their gates open, again and again; in every
+// other cycle the kill comes instead 0–40 ms after the first author's transcript shows its
+// turn completed, the moment a completed turn's blocks used to be lost. In the end every
+// author whose turn completed has exactly one report and one thread per create it reports,
+// and an author whose turn the crash cut short has neither.
 func TestMarkerCrashLoop(t *testing.T) {
 	t.Parallel()
 	cycles := crashCycles(t, 6)
 	rng := rand.New(rand.NewPCG(crashSeed(t, cycles), 2))
 	h := newMCHome(t)
 	var authors []wcThread
+	justCompleted := map[string]time.Duration{} // killed this long after its turn was seen completed
 	for c := range cycles {
 		h.start()
 		var batch []wcThread
@@ -232,7 +236,13 @@ func TestMarkerCrashLoop(t *testing.T) {
 		for _, a := range batch {
 			h.openGate(a.ID)
 		}
-		time.Sleep(time.Duration(rng.IntN(80)) * time.Millisecond)
+		if c%2 == 0 {
+			seen := h.waitTurnCompleted(batch[0].ID, 20*time.Second)
+			time.Sleep(time.Duration(rng.IntN(40)) * time.Millisecond)
+			justCompleted[batch[0].ID] = time.Since(seen)
+		} else {
+			time.Sleep(time.Duration(rng.IntN(80)) * time.Millisecond)
+		}
 		h.kill()
 		authors = append(authors, batch...)
 	}
@@ -242,6 +252,9 @@ func TestMarkerCrashLoop(t *testing.T) {
 	completed := map[string]bool{}
 	for _, a := range authors {
 		completed[a.ID] = h.firstTurn(a.ID) == "completed" || len(h.reports(a.ID)) > 0
+		if _, ok := justCompleted[a.ID]; ok && !completed[a.ID] {
+			t.Errorf("%s: its turn was seen completed before the kill, yet it reads %q with no report", a.ID, h.firstTurn(a.ID))
+		}
 		if completed[a.ID] {
 			h.waitReport(a.ID, 30*time.Second)
 		}
@@ -256,5 +269,25 @@ func TestMarkerCrashLoop(t *testing.T) {
 			n++
 		}
 	}
-	t.Logf("%d of %d author turns completed before their crash", n, len(authors))
+	t.Logf("%d of %d author turns completed before their crash; killed after a seen completion: %v", n, len(authors), justCompleted)
+}
+
+// waitTurnCompleted waits until the author's transcript has its first turn ended completed
+// and returns when that was seen.
+func (h *mcHome) waitTurnCompleted(id string, within time.Duration) time.Time {
+	h.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		raw, _ := os.ReadFile(filepath.Join(h.dir, "transcripts", id+".jsonl"))
+		for line := range strings.Lines(string(raw)) {
+			var e struct{ Type, Status string }
+			if json.Unmarshal([]byte(line), &e) == nil && e.Type == "turnEnded" && e.Status == "completed" {
+				return time.Now()
+			}
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%s: its turn did not complete within %v\n%s", id, within, raw)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }

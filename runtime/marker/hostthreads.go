@@ -94,8 +94,9 @@ func (t hostThreads) View(ctx context.Context, id string, chars int) (ThreadView
 	return v, threads.Running(snap.Info), nil
 }
 
-// Create starts a sibling thread: the author's principal (its parent is the author), its own
-// worktree when the author's cwd is in a git work tree, and the block's prompt as first turn.
+// Create starts a thread whose delegation parent is the author (no shared history or
+// lifetime): the author's principal, its own worktree when the author's cwd is in a git work
+// tree, and the block's prompt as first turn.
 func (t hostThreads) Create(ctx context.Context, author Facts, c Create) (Created, error) {
 	name, err := t.createHarness(author, c)
 	if err != nil {

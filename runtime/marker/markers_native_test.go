@@ -1,6 +1,7 @@
 package marker_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,16 +14,18 @@ import (
 )
 
 // Scenario: S002-10 — the native path: a block in the model's reply of a completed native
-// turn creates a thread, and the report reaches the native author as its next turn.
+// turn, in a git repository, creates a thread in its own worktree, and the report reaches
+// the native author as its next turn.
 func TestS002_10_NativeReplyBlockRunsAndReportsAsNextTurn(t *testing.T) {
 	t.Parallel()
 	th := hosttest.New(t, hosttest.Options{Codex: true, Clients: []string{"bot"}, Harnesses: sandboxedCallersAllowed("shell")})
 	c := th.Client("bot")
 	th.Fake.Enqueue(fakemodel.Reply("I will delegate.\n```task-create\n{\"name\":\"native-child\",\"prompt\":\"from the native author\",\"harness\":\"shell\"}\n```\n"))
-	author := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan the work", Cwd: t.TempDir()}).Thread.ID
+	repo := gitRepo(t, t.TempDir(), true)
+	author := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan the work", Cwd: repo}).Thread.ID
 	m := &markerEnv{Host: th, c: c}
 	report := m.report(author)
-	if !strings.Contains(report, `1. task-create "native-child": accepted`) {
+	if !strings.Contains(report, `1. task-create "native-child": accepted`) || !strings.Contains(report, "in its own worktree") {
 		t.Fatalf("report:\n%s", report)
 	}
 	audit := m.markers(author).Audit
@@ -32,6 +35,9 @@ func TestS002_10_NativeReplyBlockRunsAndReportsAsNextTurn(t *testing.T) {
 	child := hosttest.WaitStopped(t, c, string(audit[0].Created))
 	if child.Result == nil || child.Result.Status != model.TurnCompleted || !strings.Contains(child.Result.Text, "from the native author") {
 		t.Fatalf("child %+v", child.Result)
+	}
+	if cwd := child.Thread.Cwd; !strings.HasPrefix(cwd, filepath.Join(th.Home, "worktrees")+string(filepath.Separator)) {
+		t.Fatalf("the child runs in %s, not in a worktree of its own", cwd)
 	}
 	// The report turn itself completes; its reply has no blocks, so nothing more runs.
 	hosttest.WaitStopped(t, c, author)
@@ -49,7 +55,8 @@ func sandboxedCallersAllowed(names ...string) map[string]config.Harness {
 // Capability never widens through delegation: a native author confined by Codex's sandbox
 // cannot create a thread on an external harness (which codexhost cannot confine) unless the
 // operator opted that harness in, and a native thread it creates runs with its own sandbox
-// and approval policy.
+// and approval policy. The author works in a git repository with no commit yet, so the
+// native child shares its cwd.
 func TestMarkerCreatedThreadsRunWithTheirAuthorsSandbox(t *testing.T) {
 	t.Parallel()
 	th := hosttest.New(t, hosttest.Options{Codex: true, Clients: []string{"bot"}})
@@ -57,10 +64,14 @@ func TestMarkerCreatedThreadsRunWithTheirAuthorsSandbox(t *testing.T) {
 	m := &markerEnv{Host: th, c: c}
 	th.Fake.Enqueue(fakemodel.Reply(fence("task-create", `{"name":"outside","prompt":"escape","harness":"shell"}`) +
 		fence("task-create", `{"name":"inside","prompt":"stay"}`)))
-	author := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan", Cwd: t.TempDir()}).Thread.ID
+	repo := gitRepo(t, t.TempDir(), false)
+	author := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "plan", Cwd: repo}).Thread.ID
 	report := m.report(author)
 	if !strings.Contains(report, `"outside": rejected (create_failed): PERMISSION_DENIED`) || !strings.Contains(report, "read-only sandbox") {
 		t.Errorf("the external creation was not refused for the sandbox:\n%s", report)
+	}
+	if !strings.Contains(report, `"inside": accepted`) || !strings.Contains(report, "no commit yet") {
+		t.Errorf("the native creation in a repository without a commit:\n%s", report)
 	}
 	var created []string
 	for _, a := range m.markers(author).Audit {

@@ -87,8 +87,9 @@ func (m *markerEnv) markers(author string) api.ThreadMarkersResult {
 	return hosttest.Call[api.ThreadMarkersResult](m.T, m.c, api.MethodThreadMarkers, api.ThreadMarkersParams{Thread: author})
 }
 
-// Scenario: S002-03 — a created thread runs as a sibling in its own worktree; the author's
-// tree and its uncommitted changes are untouched.
+// Scenario: S002-03 — a created thread runs in its own worktree, recorded under its author
+// (origin parent, createdBy generation 1); the author's tree and its uncommitted changes are
+// untouched.
 func TestS002_03_CreatedThreadRunsInItsOwnWorktree(t *testing.T) {
 	m := newMarkerEnv(t, nil)
 	repo := m.cwd
