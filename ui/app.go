@@ -351,6 +351,11 @@ func (a *App) tooSmallView() string {
 		"this one is " + itoa(a.w) + "×" + itoa(a.h) + "; codexhost needs at least " + itoa(minWidth) + "×" + itoa(minHeight),
 		st.Muted.Render("enlarge the window, or press " + a.c.keys.Global.Quit.Help().Key + " to quit"),
 	}
+	if a.quitting {
+		// q was pressed and the runtime is asked which turns run (seconds on a large home):
+		// without this line the screen would still invite a q that has been pressed.
+		lines[2] = a.status.spin.View() + " " + st.Muted.Render("quitting: checking for running turns…")
+	}
 	top := max((a.h-len(lines))/2, 0)
 	out := make([]string, 0, a.h)
 	for range top {

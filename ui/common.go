@@ -171,29 +171,15 @@ func errText(err error) string {
 	return clean(err.Error())
 }
 
-// clean makes untrusted text safe to draw: escape sequences and control characters out,
-// tabs as spaces. Newlines stay.
+// clean makes untrusted text safe to draw, through the same sanitiser as every command's
+// output: escape sequences, other controls and bidi controls show as visible <U+XXXX> marks,
+// so that a person sees that the text carried them, rather than losing them unseen. Tabs
+// become spaces (a pane measures cells); newlines stay.
 func clean(s string) string {
 	if s == "" {
 		return s
 	}
-	s = ansi.Strip(s)
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 }) {
-		return termsafe.String(s) // bidi controls shown, not obeyed
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString("    ")
-		case r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return termsafe.String(b.String())
+	return termsafe.String(strings.ReplaceAll(s, "\t", "    "))
 }
 
 // oneLine is clean text on one line.

@@ -140,3 +140,21 @@ func TestTooSmallDrawsAndAnswersTheQuitDialog(t *testing.T) {
 		}
 	}
 }
+
+// While the small screen's q asks the runtime which turns run, it says so instead of still
+// inviting the q that was pressed, and says nothing of it again once the question is drawn.
+func TestTooSmallSaysItIsQuitting(t *testing.T) {
+	t.Parallel()
+	rt := newFake()
+	fleetFixture(rt)
+	runningThreads(rt, 1)
+	a := newTestApp(t, rt, 60, 20, func(o *Options) { o.Embedded = func() bool { return true } })
+	mustContain(t, a.view(), "press q to quit")
+	_, check := a.Update(keyOf(a.km.Global.Quit)) // the check is in flight until it runs
+	v := a.view()
+	mustContain(t, v, "terminal too small", "quitting: checking for running turns")
+	mustNotContain(t, v, "press q to quit")
+	a.run(check)
+	mustContain(t, a.view(), "Quit and interrupt 1 running turn?")
+	mustNotContain(t, a.view(), "checking for running turns")
+}

@@ -13,7 +13,7 @@ func TestStatusWordsAreOneMappingForPeople(t *testing.T) {
 		model.ThreadNotLoaded: "stored", model.ThreadActive: "running", model.ThreadIdle: "idle",
 		model.ThreadSystemError: "error", "error": "error", model.TurnInProgress: "running",
 		model.TurnFailed: "error", model.TurnInterrupted: "interrupted", model.TurnCompleted: "completed",
-		"": "unknown", "weird\x1b[31m": "weird",
+		"": "unknown", "weird\x1b[31m": "weird<U+001B>[31m",
 	}
 	for raw, want := range cases {
 		if got := statusWord(raw); got != want {
