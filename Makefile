@@ -5,7 +5,7 @@ GO ?= go
 .PHONY: test build install-codex fmt-check vet bench fuzz clean
 
 test: install-codex fmt-check vet
-	CODEXHOST_CODEX_BIN="$$(./scripts/install-codex.sh)" $(GO) test -race -count=1 -timeout 15m ./...
+	CODEXHOST_CODEX_BIN="$$(./scripts/install-codex.sh)" $(GO) test -race -count=1 -parallel 4 -timeout 15m ./...
 
 install-codex:
 	@./scripts/install-codex.sh >/dev/null
