@@ -4,8 +4,9 @@ GO ?= go
 
 .PHONY: test build install-codex fmt-check vet bench fuzz clean
 
+# -parallel 4: most tests wait on real processes (App Server, harnesses), not on the CPU.
 test: install-codex fmt-check vet
-	CODEXHOST_CODEX_BIN="$$(./scripts/install-codex.sh)" $(GO) test -race -count=1 -timeout 15m ./...
+	CODEXHOST_CODEX_BIN="$$(./scripts/install-codex.sh)" $(GO) test -race -count=1 -parallel 4 -timeout 15m ./...
 
 install-codex:
 	@./scripts/install-codex.sh >/dev/null

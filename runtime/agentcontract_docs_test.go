@@ -95,6 +95,7 @@ func (c contractCheck) walk(owner, path string, obj map[string]any) []string {
 // (null before a first turn), and the configuration the thread actually runs with.
 // Scenario: S000-14
 func TestEveryThreadKindPrintsThePublicContract(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}, harnesses: markerHarnesses()})
 	c := th.client("ops")
 	check := contractCheck{t: t, names: publicNames()}
@@ -192,6 +193,7 @@ func cmpOr(a, b string) string {
 // A running native turn reports its progress from the App Server's items (counts only); an
 // ended turn reports none.
 func TestRunningNativeTurnReportsProgress(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	c := th.client("ops")
 	id := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "[[mode:shell]] [[cmd:sleep 4]]", Cwd: t.TempDir()}).Thread.ID

@@ -12,6 +12,7 @@ import (
 // read — "completed" — whether codexhost started it or another Codex client left it stored,
 // though the App Server's catalog rows carry no turn.
 func TestNativeListRowsReadTheirLastTurnsOutcome(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	c := th.client("ops")
 	mine := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "finish", Cwd: t.TempDir()}).Thread.ID
@@ -37,6 +38,7 @@ func TestNativeListRowsReadTheirLastTurnsOutcome(t *testing.T) {
 // A request id names one delegation: repeated exactly it returns the first child; reused with
 // another harness, task or model it is refused, not answered with the first child.
 func TestRequestIDReusedWithOtherParametersIsRefused(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c := th.client("bot")
 	cwd := t.TempDir()
@@ -62,6 +64,7 @@ func TestRequestIDReusedWithOtherParametersIsRefused(t *testing.T) {
 // a name neither in Codex's catalog nor its configuration; Codex's configured model (the
 // fake provider's here, in no catalog) is accepted.
 func TestDelegateRefusesAModelTheHarnessDoesNotOffer(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
 	c := th.client("bot")
 	cwd := t.TempDir()

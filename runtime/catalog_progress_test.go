@@ -69,6 +69,7 @@ func connSource(c catalog.Conn) catalog.Source {
 // aggregate of every host. The events are the caller's alone: another connection, even of the
 // same client and subscribed to the runtime's events, sees none of them.
 func TestCatalogSessionsProgressSendsEachHostAsItSettles(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{operators: []string{"ops"}})
 	const slowID = catalog.LocalHostID + ":slow"
 	fast := &listConn{ids: []string{"01a22b08-0000-7000-8000-000000000001", "01a22b08-0000-7000-8000-000000000002"}}
@@ -166,6 +167,7 @@ func TestCatalogSessionsProgressSendsEachHostAsItSettles(t *testing.T) {
 // answer, and only the caller: the follower republishes the primary's runtime events to all
 // its subscribers, but never another caller's progress.
 func TestCatalogSessionsProgressThroughAFollower(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{operators: []string{"ops", config.OperatorClient}})
 	fast := &listConn{ids: []string{"01a22b08-0000-7000-8000-000000000001"}}
 	slow := &listConn{ids: []string{"01a22b08-0000-7000-8000-000000000002"}, gate: make(chan struct{}), entered: make(chan struct{})}

@@ -19,6 +19,7 @@ import (
 // homes as catalog hosts with opaque ids, lists threads of each without showing any path,
 // and stops the extra home's App Server when it closes.
 func TestCatalogServesExtraCodexHomesAndStopsTheirAppServers(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	extra := codextest.NewHome(t, th.fake.URL())
 	stored := stored(t, extra, "extra home thread")

@@ -123,6 +123,7 @@ func localList(t *testing.T, res api.CompatSessionsListResult) api.CompatEndpoin
 // session read needs allowRawTranscripts and send/interrupt allowWriteControls; clients need
 // operator.read (operator.write for send/interrupt) and their own flags.
 func TestS003_23_CompatToolsAreRefusedByPolicyBeforeAnyAppServerCall(t *testing.T) {
+	t.Parallel()
 	grants := map[string]config.Grant{
 		"bot":    {},
 		"reader": {Scopes: []string{config.ScopeRead}, AllowRawTranscripts: true, AllowWriteControls: true},
@@ -201,6 +202,7 @@ func TestS003_23_CompatToolsAreRefusedByPolicyBeforeAnyAppServerCall(t *testing.
 // endpoint (the configured cap, or a per-call one from 1 to 1000), while loaded rows are
 // never capped: three loaded sessions all show with a cap of two stored ones.
 func TestS003_23_SessionsListDefaultsToLoadedAndCapsStoredRows(t *testing.T) {
+	t.Parallel()
 	sup := config.CompatTools{Enabled: true, MaxStoredSessions: 2}
 	th := newCompatHost(t, hostOptions{codex: true}, sup)
 	var storedIDs []string
@@ -274,6 +276,7 @@ func TestS003_23_SessionsListDefaultsToLoadedAndCapsStoredRows(t *testing.T) {
 // Codex home. The probe reaches each App Server; the extra home has nothing loaded, so its
 // list is empty by default and shows its stored session with include_stored.
 func TestS003_23_EndpointsAreTheLocalHosts(t *testing.T) {
+	t.Parallel()
 	extra := codextest.NewHome(t, fakemodel.Start(t).URL())
 	xs := stored(t, extra, "extra stored")
 	th := newCompatHost(t, hostOptions{codex: true}, agentPolicy, extra)
@@ -324,6 +327,7 @@ func TestS003_23_EndpointsAreTheLocalHosts(t *testing.T) {
 // need allowRawTranscripts: an agent without it gets rows without previews and a refused
 // read; a client with operator.read and the flag gets both.
 func TestS003_23_TranscriptFieldsNeedAllowRawTranscripts(t *testing.T) {
+	t.Parallel()
 	grants := map[string]config.Grant{
 		"reader": {Scopes: []string{config.ScopeRead}, AllowRawTranscripts: true},
 		"plain":  {Scopes: []string{config.ScopeRead}},
@@ -362,6 +366,7 @@ func TestS003_23_TranscriptFieldsNeedAllowRawTranscripts(t *testing.T) {
 // turn is added and the stored thread is not loaded. Interrupt of an idle thread is refused
 // the same way.
 func TestS003_23_CompatSendNeverStartsOrResumesAnIdleThread(t *testing.T) {
+	t.Parallel()
 	th := newCompatHost(t, hostOptions{codex: true}, agentPolicy)
 	rt := th.runtimeClient()
 	storedID := stored(t, th.codexHome, "stored idle")
@@ -399,6 +404,7 @@ func TestS003_23_CompatSendNeverStartsOrResumesAnIdleThread(t *testing.T) {
 // Scenario: S003-23 — compat send steers a readable running turn (turn/steer with its id):
 // the message joins that turn, no turn is started, and mode start is refused even then.
 func TestS003_23_CompatSendSteersTheRunningTurn(t *testing.T) {
+	t.Parallel()
 	th := newCompatHost(t, hostOptions{codex: true}, agentPolicy)
 	rt := th.runtimeClient()
 	id, turn := startRunning(t, th)
@@ -442,6 +448,7 @@ func TestS003_23_CompatSendSteersTheRunningTurn(t *testing.T) {
 // Scenario: S003-23 — compat interrupt stops a readable running turn (turn/interrupt), which
 // ends interrupted; once the thread is idle, interrupt is refused.
 func TestS003_23_CompatInterruptNeedsARunningTurn(t *testing.T) {
+	t.Parallel()
 	th := newCompatHost(t, hostOptions{codex: true}, agentPolicy)
 	rt := th.runtimeClient()
 	id, turn := startRunning(t, th)
@@ -465,6 +472,7 @@ func TestS003_23_CompatInterruptNeedsARunningTurn(t *testing.T) {
 // whose config.toml still has the legacy [supervisor] table does not start, and the error
 // names `codexhost doctor --fix`.
 func TestS003_22_RuntimeRefusesTheLegacySupervisorTable(t *testing.T) {
+	t.Parallel()
 	home, err := os.MkdirTemp("", "chl")
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,7 @@ func findThread(threads []model.ThreadInfo, id string) (model.ThreadInfo, bool) 
 
 // Scenario: S000-01
 func TestS000_01_RefOnStartShowsInResponseReadAndList(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c := th.client("bot")
 	res := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "fix the issue", Refs: []string{refA}, Cwd: t.TempDir()})
@@ -57,6 +58,7 @@ func TestS000_01_RefOnStartShowsInResponseReadAndList(t *testing.T) {
 
 // Scenario: S000-02
 func TestS000_02_ChildInheritsParentRefsThenItsOwn(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c, rt := th.client("bot"), th.runtimeClient()
 	cwd := t.TempDir()
@@ -94,6 +96,7 @@ func TestS000_02_ChildInheritsParentRefsThenItsOwn(t *testing.T) {
 
 // Scenario: S000-03
 func TestS000_03_CredentialsInRefsAreNeverStored(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c := th.client("bot")
 	given := []string{
@@ -139,6 +142,7 @@ func TestS000_03_CredentialsInRefsAreNeverStored(t *testing.T) {
 
 // Scenario: S000-13
 func TestS000_13_UnknownHarnessListsTheValidOnes(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c := th.client("bot")
 	me := callErr(t, c, api.MethodDelegateStart, api.DelegateStartParams{Harness: "claude", Task: "hello"}, model.CodeHarnessNotFound)
@@ -164,6 +168,7 @@ func TestS000_13_UnknownHarnessListsTheValidOnes(t *testing.T) {
 
 // Scenario: S000-15
 func TestS000_15_ReusedRequestIDReturnsTheOriginalChild(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot", "other"}})
 	c := th.client("bot")
 	cwd := t.TempDir()
@@ -214,6 +219,7 @@ func TestS000_15_ReusedRequestIDReturnsTheOriginalChild(t *testing.T) {
 
 // One request id sent by many callers at once still makes exactly one child.
 func TestConcurrentDelegationsWithOneRequestIDMakeOneChild(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	cwd := t.TempDir()
 	p := api.DelegateStartParams{Harness: "shell", Task: "race", RequestID: "same-request", Cwd: cwd}
@@ -268,6 +274,7 @@ func TestConcurrentDelegationsWithOneRequestIDMakeOneChild(t *testing.T) {
 
 // Scenario: S000-16
 func TestS000_16_SameTaskInsideTheWindowReturnsTheOriginalChild(t *testing.T) {
+	t.Parallel()
 	clock := newFakeClock(time.Now())
 	th := newTestHost(t, hostOptions{clients: []string{"bot", "other"}, now: clock.Now})
 	c := th.client("bot")
@@ -323,6 +330,7 @@ func TestS000_16_SameTaskInsideTheWindowReturnsTheOriginalChild(t *testing.T) {
 
 // Scenario: S000-17
 func TestS000_17_DifferentTasksMakeSeparateChildren(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c, rt := th.client("bot"), th.runtimeClient()
 	cwd := t.TempDir()
@@ -376,6 +384,7 @@ func TestS000_17_DifferentTasksMakeSeparateChildren(t *testing.T) {
 
 // Scenario: S000-18
 func TestS000_18_ChildDelegatingAddsARelationAndKeepsTheOld(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c, rt := th.client("bot"), th.runtimeClient()
 	cwd := t.TempDir()
@@ -444,6 +453,7 @@ func strIDs(ids []model.ThreadID) []string {
 
 // Scenario: S000-19
 func TestS000_19_RestartBringsBackDelegationsOriginsAndRefs(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c, rt := th.client("bot"), th.runtimeClient()
 	cwd := t.TempDir()
@@ -517,6 +527,7 @@ func TestS000_19_RestartBringsBackDelegationsOriginsAndRefs(t *testing.T) {
 
 // Bad input is refused with its code, and nothing of it reaches the store or the transcripts.
 func TestInvalidRequestsAreRefusedAndStoreNothing(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c := th.client("bot")
 	cwd := t.TempDir()
@@ -623,6 +634,7 @@ func TestInvalidRequestsAreRefusedAndStoreNothing(t *testing.T) {
 // runtime's environment.
 // Scenario: S000-09
 func TestS000_09_ExternalTurnEnvironmentHasOnlyConnectionParameters(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}, environ: []string{"CODEXHOST_SECRET=x", "CODEXHOST_THREAD_ID=y", "CODEXHOST_CLIENT_TOKEN=leak"}})
 	c := th.client("bot")
 	res := delegate(t, c, api.DelegateStartParams{Harness: "env", Task: "print the environment", Cwd: t.TempDir()})
@@ -656,6 +668,7 @@ func TestS000_09_ExternalTurnEnvironmentHasOnlyConnectionParameters(t *testing.T
 // same rule that lets an older build keep the delegations a newer one wrote.
 // Scenario: S000-20
 func TestS000_20_RecordsOfANewerBuildSurviveUseAndRewrite(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c, rt := th.client("bot"), th.runtimeClient()
 	cwd := t.TempDir()
@@ -742,6 +755,7 @@ func TestS000_20_RecordsOfANewerBuildSurviveUseAndRewrite(t *testing.T) {
 // A client added to config.toml while the runtime runs can connect without a restart, and is
 // the origin of what it delegates.
 func TestClientAddedWhileRunningConnectsAsThatClient(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{})
 	cfg, err := config.Load(th.home)
 	if err != nil {

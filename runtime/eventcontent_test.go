@@ -62,6 +62,7 @@ func (p contentProbe) deltasBeforeMarker(t *testing.T) []string {
 // and an operator (operator.read), never another client nor an agent (the runtime token is
 // every agent's), on the home's runtime and through a follower alike.
 func TestThreadDeltaReachesOnlyWhoMayReadTheText(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"a", "b"}, operators: []string{config.OperatorClient, "ops"},
 		grants: map[string]config.Grant{"lister": {Scopes: nil, AllowRawTranscripts: true}}})
 	mine := delegate(t, th.client("a"), api.DelegateStartParams{Harness: "shell", Task: "a's thread"})
@@ -138,6 +139,7 @@ func waitFor(t *testing.T, events <-chan api.Event, ok func(api.Event) bool) {
 
 // The rule itself: which callers may receive conversation text at all.
 func TestContentPolicyKeepsTextFromAgents(t *testing.T) {
+	t.Parallel()
 	delta := api.DeltaEvent("t", model.ThreadActive, "turn", api.ThreadDelta{ItemID: "m", Text: "words", Seq: 1})
 	status := api.Event{Type: api.EventThreadStatus, Thread: "t", Status: model.ThreadIdle}
 	for _, tc := range []struct {

@@ -14,6 +14,7 @@ import (
 // Only the operator client may forward, and only on behalf of a configured client: anything
 // else would let a client act as another.
 func TestForwardOnlyFromOperator(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"a", config.OperatorClient}})
 	as := api.ForwardParams{Caller: api.Caller{Kind: api.CallerClient, Client: "a"}, Method: api.MethodRuntimeInfo}
 	callErr(t, th.client("a"), api.MethodRuntimeForward, as, model.CodePermissionDenied)
@@ -36,6 +37,7 @@ func TestForwardOnlyFromOperator(t *testing.T) {
 // A second host on a held home follows: its TCP listener answers through the first, events
 // included, and it takes the home over when the first closes.
 func TestOpenOrFollowTakesOver(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"a", config.OperatorClient}})
 	f := th.startFollower()
 	if f.Role() != RoleFollower || len(f.Endpoints()) != 1 || !strings.HasPrefix(f.Endpoints()[0], "tcp://") {
@@ -88,6 +90,7 @@ func TestOpenOrFollowTakesOver(t *testing.T) {
 // node request and answered by the holder. The forwarded kind must match the client's entry,
 // so a node client is never forwarded as an external client or the other way round.
 func TestNodeRequestsThroughAFollower(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"a", config.OperatorClient}})
 	nodeTok := th.addNodeClient("gw", api.NodeCmdThreadsList)
 	f := th.startFollower()

@@ -13,6 +13,7 @@ import (
 
 // Scenario: S000-24
 func TestS000_24_ListDefaultsToCallerCwd25RowsNewestFirst(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c, rt := th.client("bot"), th.runtimeClient()
 	here, elsewhere := t.TempDir(), t.TempDir()
@@ -83,6 +84,7 @@ func TestS000_24_ListDefaultsToCallerCwd25RowsNewestFirst(t *testing.T) {
 
 // Scenario: S000-25
 func TestS000_25_ListByParentFromDelegationRecords(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c, rt := th.client("bot"), th.runtimeClient()
 	cwd := t.TempDir()
@@ -134,6 +136,7 @@ func TestS000_25_ListByParentFromDelegationRecords(t *testing.T) {
 
 // Scenario: S000-26
 func TestS000_26_ListByClientAndRefFromRecords(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"alpha", "beta"}, grants: map[string]config.Grant{"auditor": {Scopes: []string{config.ScopeRead}}}})
 	alpha, beta, rt := th.client("alpha"), th.client("beta"), th.runtimeClient()
 	// Listing other clients' threads needs operator.read; alpha alone sees only its own.

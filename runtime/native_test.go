@@ -115,6 +115,7 @@ func jsonKeys(t *testing.T, raw json.RawMessage, path string) []string {
 
 // Scenario: S000-04
 func TestS000_04_NativeThreadsNotMadeByDelegationHaveEmptyRefs(t *testing.T) {
+	t.Parallel()
 	// An operator: listing, sending to and cancelling sessions codexhost did not start need its scopes.
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"bot"}})
 	c := th.client("bot")
@@ -162,6 +163,7 @@ func TestS000_04_NativeThreadsNotMadeByDelegationHaveEmptyRefs(t *testing.T) {
 // A delegation to the native harness answers with the child, which reads at once like any
 // other thread, and runs its task.
 func TestNativeDelegationIsReadableAtOnce(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
 	c := th.client("bot")
 	res := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "hello native", Refs: []string{refA}, Cwd: t.TempDir()})
@@ -203,6 +205,7 @@ func TestNativeDelegationIsReadableAtOnce(t *testing.T) {
 // Scenario: S000-08
 // Scenario: S000-06
 func TestS000_08_SeveralActiveNativeThreadsMakeTheCallerAmbiguous(t *testing.T) {
+	t.Parallel()
 	// An operator: listing, sending to and cancelling sessions codexhost did not start need its scopes.
 	// shell is opened to sandboxed authors: the native parents run in Codex's read-only sandbox.
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"bot"}, harnesses: sandboxedCallersAllowed("shell")})
@@ -264,6 +267,7 @@ func TestS000_08_SeveralActiveNativeThreadsMakeTheCallerAmbiguous(t *testing.T) 
 
 // Scenario: S000-09
 func TestS000_09_AppServerEnvironmentHasOnlyTheWhitelist(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}, environ: []string{"CODEXHOST_SECRET=x", "CODEXHOST_THREAD_ID=y"}})
 	if !slices.ContainsFunc(th.opts.Environ, func(kv string) bool { return strings.HasPrefix(kv, "CODEXHOST_CODEX_BIN=") }) {
 		t.Fatal("the runtime environment should carry CODEXHOST_CODEX_BIN as well")
@@ -306,6 +310,7 @@ func TestS000_09_AppServerEnvironmentHasOnlyTheWhitelist(t *testing.T) {
 // Scenario: S000-23
 // Scenario: S000-27
 func TestS000_23_NativeThreadsReadOutOfBandLikeExternalOnes(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
 	c := th.client("bot")
 	ctx := context.Background()
@@ -380,6 +385,7 @@ func TestS000_23_NativeThreadsReadOutOfBandLikeExternalOnes(t *testing.T) {
 
 // Scenario: S000-27
 func TestS000_27_WaitOnARunningNativeThreadDoesNotStopIt(t *testing.T) {
+	t.Parallel()
 	// An operator: listing, sending to and cancelling sessions codexhost did not start need its scopes.
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"bot"}})
 	c := th.client("bot")

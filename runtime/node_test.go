@@ -39,6 +39,7 @@ func (th *testHost) addNodeClient(name string, commands ...string) string {
 // the runtime; other callers cannot call the node methods; a node offers only what its
 // config advertises.
 func TestNodeTokenReachesOnlyNodeMethods(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{grants: scopeGrants})
 	tok := th.addNodeClient("gw", api.NodeCmdThreadsList)
 	node := th.dial(tok)
@@ -63,6 +64,7 @@ func TestNodeTokenReachesOnlyNodeMethods(t *testing.T) {
 // Scenario: S003-20 (node side) — the list command passes the projection fields only and
 // never archived threads; the turns command is bounded.
 func TestNodeCommandsProjectAndBound(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true})
 	id, _ := codexfixture.StoredThread(t, th.codexHome, "", "node question")
 	node := th.dial(th.addNodeClient("gw"))
@@ -104,6 +106,7 @@ func TestNodeCommandsProjectAndBound(t *testing.T) {
 // returns the final text; a second resume of the same thread while the first runs is refused
 // by the node (THREAD_BUSY), not queued.
 func TestNodeResumeRunsTheExactThreadAndRefusesOverlap(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true})
 	id, _ := codexfixture.StoredThread(t, th.codexHome, "", "first question")
 	before := len(th.fake.Requests())
@@ -141,6 +144,7 @@ func TestNodeResumeRunsTheExactThreadAndRefusesOverlap(t *testing.T) {
 // paired fails closed: its send is refused and starts nothing anywhere else, its result view
 // still reads, and an agent may not send to it at all.
 func TestNodeBoundThreadFailsClosedWhenTheNodeIsGone(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{operators: []string{"ops"}})
 	now := time.Now().UTC()
 	sid, src := model.ThreadID("019a0000-0000-7000-8000-0000000000e1"), model.ThreadID("019a0000-0000-7000-8000-0000000000e2")
@@ -166,6 +170,7 @@ func TestNodeBoundThreadFailsClosedWhenTheNodeIsGone(t *testing.T) {
 // still reads with its result, and a turn the runtime was waiting for when it stopped (its
 // connection, and so the node's run, ended with it) reads as interrupted, with the reason.
 func TestNodeTurnOutlivesARestart(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{operators: []string{"ops"}})
 	now := time.Now().UTC()
 	sid, src := model.ThreadID("019a0000-0000-7000-8000-0000000000f1"), model.ThreadID("019a0000-0000-7000-8000-0000000000f2")

@@ -25,6 +25,7 @@ var principalCallers = []string{asBot, asReader, asWriter, asAdmin, asOperator, 
 // own principal (its client, or an agent of its tree) and clients with operator.write. Every
 // row is tried by every caller; a refusal is PERMISSION_DENIED and leaves the thread as it was.
 func TestRoutingTablePrincipalRows(t *testing.T) {
+	t.Parallel()
 	th, _ := newPermissionHost(t)
 	cfg, err := config.Load(th.home)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 // with operator.write and allowWriteControls, being pointed at continue otherwise. Read and
 // wait of any id stay open to everyone.
 func TestThreadPrincipalRules(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot", "other"}, grants: map[string]config.Grant{
 		"reader":  {Scopes: []string{config.ScopeRead}},
 		"writer":  {Scopes: []string{config.ScopeWrite}},
@@ -109,6 +110,7 @@ func TestThreadPrincipalRules(t *testing.T) {
 // hears only of its own principal's threads (and its own event log), so events never reveal
 // ids it was never given; an operator.read client hears of every thread.
 func TestEventStreamShowsAClientOnlyItsOwnThreads(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot", "other"}, grants: map[string]config.Grant{
 		"reader": {Scopes: []string{config.ScopeRead}},
 	}})

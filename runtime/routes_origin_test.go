@@ -28,6 +28,7 @@ func rootRoutes(t *route.Table) []string {
 // (its handler is written there), and each capability's package is listed, so that a method
 // added in the root, or a handler that wraps a capability in a root closure, fails here.
 func TestRootRegistersNoRouteOfItsOwn(t *testing.T) {
+	t.Parallel()
 	h := newHost(Options{Home: t.TempDir()})
 	byPackage := map[string][]string{}
 	for _, m := range h.routes.Methods() {

@@ -157,6 +157,7 @@ func (th *testHost) as(who string) *api.Client {
 // PERMISSION_DENIED, as the table says, and the refused calls together leave no trace: no
 // App Server start, no store write.
 func TestRoutingTableAdmitsExactlyThePolicyAndRefusalsHaveNoSideEffects(t *testing.T) {
+	t.Parallel()
 	th, spyLog := newPermissionHost(t)
 	rows := permissionTable()
 	var methods []string
@@ -212,6 +213,7 @@ func TestRoutingTableAdmitsExactlyThePolicyAndRefusalsHaveNoSideEffects(t *testi
 // Bad input is refused in one place, before any handler: an unknown method, and malformed
 // parameters of an admitted caller.
 func TestRoutingTableRefusesUnknownMethodsAndMalformedParams(t *testing.T) {
+	t.Parallel()
 	th, _ := newPermissionHost(t)
 	c := th.as(asOperator)
 	err := c.Call(context.Background(), "thread.nosuch", nil, nil)

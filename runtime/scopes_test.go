@@ -38,6 +38,7 @@ func localHealth(t *testing.T, c *api.Client) string {
 // while one permitted list does try it. Node continue needs operator.admin; with it the call
 // gets past the scope check to the node refusal. Agents (runtime token) list and nothing more.
 func TestS003_18_RefusedScopeIsPermissionDeniedBeforeAnything(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{grants: scopeGrants})
 	transcript := api.CatalogTranscriptParams{Thread: "019a0000-0000-7000-8000-000000000001"}
 	archive := api.CatalogArchiveParams{Thread: transcript.Thread, ConfirmNoOtherRunner: true}
@@ -100,6 +101,7 @@ func TestS003_18_RefusedScopeIsPermissionDeniedBeforeAnything(t *testing.T) {
 // refusals load nothing, make no branch and archive nothing. With operator.write and write
 // controls the client continues a stored source and archives another.
 func TestScopesGateCatalogWritesWithoutSideEffects(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, grants: scopeGrants})
 	src := stored(t, th.codexHome, "keep me")
 	other := stored(t, th.codexHome, "archive me")

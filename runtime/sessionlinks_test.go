@@ -19,6 +19,7 @@ import (
 // the source's title while it has none), and thread.list with OutsideCatalog gives exactly
 // the rest. Together they show each thread of `thread list` once.
 func TestEachNativeSessionIsListedOnceAndABranchLinksItsSource(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	c := th.client("ops")
 	src := stored(t, th.codexHome, "fix the parser please")

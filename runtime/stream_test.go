@@ -15,6 +15,7 @@ import (
 // thread.delta pieces before the turn completes, the pieces join to the message thread.read
 // reports, and nothing of them is in the store.
 func TestNativeTurnStreamsToItsClient(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, clients: []string{"a"}})
 	c := th.client("a")
 	events, err := c.Events(context.Background())
@@ -71,6 +72,7 @@ func streamedBeforeEnd(t *testing.T, c *api.Client, events <-chan api.Event, id 
 // A supervised thread (a continued session) streams under the id the user knows, as its
 // other events do.
 func TestSupervisedTurnStreamsUnderItsID(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	c := th.client("ops")
 	src, _ := codexfixture.StoredThread(t, th.codexHome, "", "hello")

@@ -85,6 +85,7 @@ func loadedHere(t *testing.T, th *testHost) []string {
 // starts no turn. Later sends go to the same canonical thread. The source is never loaded or
 // changed and stays listed.
 func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	c := th.client("ops")
 	// The source last ran on another model than the one Codex is configured with now.
@@ -222,6 +223,7 @@ func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.
 // overrides and keeps the model Codex persisted, even when the configured model changed; a
 // model on send is refused for a supervised thread (model-locked) and for any other thread.
 func TestS003_07_LaterTurnsResumeTheCanonicalThreadWithoutOverrides(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	c := th.client("ops")
 	src, _ := codexfixture.StoredThread(t, th.codexHome, "", "hello")
@@ -262,6 +264,7 @@ func TestS003_07_LaterTurnsResumeTheCanonicalThreadWithoutOverrides(t *testing.T
 // Scenario: S003-13 — an active source offers no branch; once a branch exists it still opens
 // while the source runs again.
 func TestS003_13_ActiveSourceOffersNoBranchButItsBranchOpens(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	c := th.client("ops")
 	src := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "[[mode:hang]] hold on", Cwd: t.TempDir()}).Thread.ID
@@ -288,6 +291,7 @@ func TestS003_13_ActiveSourceOffersNoBranchButItsBranchOpens(t *testing.T) {
 // A branch of an extra Codex home runs its canonical thread in that home, through a Codex
 // harness of its own; the default home never sees it.
 func TestContinueOnAnExtraHomeRunsThere(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	extra := codextest.NewHome(t, th.fake.URL())
 	src, _ := codexfixture.StoredThread(t, extra, "", "extra question")

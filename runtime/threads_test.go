@@ -30,6 +30,7 @@ func turnsInTranscript(t *testing.T, th *testHost, id string) int {
 
 // Scenario: S000-21
 func TestS000_21_DeepLinkAndBareIDReadTheSame(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c, rt := th.client("bot"), th.runtimeClient()
 	cwd := t.TempDir()
@@ -77,6 +78,7 @@ func TestS000_21_DeepLinkAndBareIDReadTheSame(t *testing.T) {
 
 // Scenario: S000-22
 func TestS000_22_ReadAndWaitThreadsOfOtherCallers(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"alpha", "beta"}})
 	alpha, beta, rt := th.client("alpha"), th.client("beta"), th.runtimeClient()
 	cwd := t.TempDir()
@@ -103,6 +105,7 @@ func TestS000_22_ReadAndWaitThreadsOfOtherCallers(t *testing.T) {
 
 // Scenario: S000-27
 func TestS000_27_ReadAndWaitDoNotChangeAnExternalThread(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c := th.client("bot")
 	res := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "observe me", Cwd: t.TempDir()})
@@ -136,6 +139,7 @@ func TestS000_27_ReadAndWaitDoNotChangeAnExternalThread(t *testing.T) {
 
 // Scenario: S000-27
 func TestS000_27_WaitOnARunningThreadTimesOutWithoutStoppingIt(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c := th.client("bot")
 	dir := t.TempDir()
@@ -163,6 +167,7 @@ func TestS000_27_WaitOnARunningThreadTimesOutWithoutStoppingIt(t *testing.T) {
 }
 
 func TestSendOnARunningThreadIsBusyAndNotQueued(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c := th.client("bot")
 	dir := t.TempDir()
@@ -197,6 +202,7 @@ func TestSendOnARunningThreadIsBusyAndNotQueued(t *testing.T) {
 }
 
 func TestCancelInterruptsTheRunningTurn(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c, rt := th.client("bot"), th.runtimeClient()
 	dir := t.TempDir()
@@ -225,6 +231,7 @@ func TestCancelInterruptsTheRunningTurn(t *testing.T) {
 
 // A failing command is a failed turn, not a failed delegation.
 func TestFailingHarnessCommandEndsTheTurnFailed(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c, rt := th.client("bot"), th.runtimeClient()
 	parent := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "parent", Cwd: t.TempDir()})
@@ -241,6 +248,7 @@ func TestFailingHarnessCommandEndsTheTurnFailed(t *testing.T) {
 
 // Scenario: S000-04
 func TestS000_04_ExternalThreadNotMadeByDelegationHasEmptyRefs(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c := th.client("bot")
 	// Started on the harness directly, as a thread made by other means than delegate.start.
@@ -274,6 +282,7 @@ func TestS000_04_ExternalThreadNotMadeByDelegationHasEmptyRefs(t *testing.T) {
 // A turn still running when the runtime stops ends interrupted, and after the restart the
 // thread and its delegation say so.
 func TestRestartDuringATurnLeavesItInterrupted(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c, rt := th.client("bot"), th.runtimeClient()
 	dir := t.TempDir()

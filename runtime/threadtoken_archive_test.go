@@ -14,6 +14,7 @@ import (
 // token keeps working. This checks the wiring from archive to the tokens, which the tokens'
 // own test cannot.
 func TestThreadTokenDiesWhenItsThreadIsArchived(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}, operators: []string{"ops"}})
 	bot := th.client("bot")
 	cwd := t.TempDir()

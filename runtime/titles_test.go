@@ -11,6 +11,7 @@ import (
 // line of its task in the start response, thread.read, thread.list and the lineage, so the
 // lineage tree is not ids only.
 func TestExternalThreadTitleIsTheTasksFirstLine(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
 	c := th.client("bot")
 	const want = "Fix the flaky cache test"
@@ -34,6 +35,7 @@ func TestExternalThreadTitleIsTheTasksFirstLine(t *testing.T) {
 // task's first line (records keep no task text), so the fleet's row, thread.read and any
 // other Codex client show a title instead of a bare id.
 func TestNativeThreadIsNamedAfterItsTask(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	c := th.client("ops")
 	const want = "Refactor the parser"

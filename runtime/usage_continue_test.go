@@ -13,6 +13,7 @@ import (
 // after a restart, and on its session in the host's catalog page; the canonical id never
 // shows as a thread of its own.
 func TestUsageOfAContinuedThreadIsItsOwnAndARestartKeepsIt(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
 	c := th.client("ops")
 	src, _ := codexfixture.StoredThread(t, th.codexHome, "", "an earlier question")

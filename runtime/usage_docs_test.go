@@ -45,6 +45,7 @@ printf '%s\n' "$0" >&2; echo done`
 // printing it on stderr gets exactly those tokens, and a watch notification of the thread
 // carries them, in the client's event log and in the notified thread's notification turn.
 func TestDocumentedUsageLineIsRecordedAndWatchNotificationsCarryIt(t *testing.T) {
+	t.Parallel()
 	lines := documentedUsageLines(t)
 	hs := map[string]config.Harness{"shell": testHarnesses["shell"]}
 	for i, l := range lines {

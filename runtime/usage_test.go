@@ -22,6 +22,7 @@ func wantTokens(t *testing.T, what string, u *model.Usage, input, cached, output
 // model's usage), the thread keeps their sum and its context fill, a turn whose response
 // reports no usage adds nothing, and the totals survive a restart of the runtime.
 func TestNativeTurnsRecordTokenUsageAndARestartKeepsTheTotals(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
 	c := th.client("bot")
 	cwd := t.TempDir()

@@ -20,6 +20,7 @@ case "$p" in *make-child*) cat blocks.md;; esac; echo done`
 // children, a thread a task-create block made, and a sibling that reports nothing — sums to
 // each node's own and subtree's tokens, and to an estimate only from the priced model.
 func TestLineageSumsUsageOverATreeOfDepthThreeWithAMarkerCreatedThread(t *testing.T) {
+	t.Parallel()
 	hs := markerHarnesses()
 	hs["meter"] = config.Harness{Command: []string{"sh", "-c", meterScript}, AllowSandboxedCallers: true}
 	hs["shell"] = config.Harness{Command: []string{"sh", "-c", "cat"}, AllowSandboxedCallers: true}

@@ -12,6 +12,7 @@ import (
 // runs), more than an hour is refused rather than clamped or overflowed into an instant
 // timeout, and no timeout waits the default.
 func TestThreadWaitTimeoutBounds(t *testing.T) {
+	t.Parallel()
 	th := newTestHost(t, hostOptions{clients: []string{"alpha"}})
 	c := th.client("alpha")
 	dir := t.TempDir()

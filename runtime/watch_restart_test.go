@@ -23,6 +23,7 @@ import (
 
 // Scenario: S000-39 (S001-12)
 func TestWatchS000_39_RestartKeepsWatchesAsRegistered(t *testing.T) {
+	t.Parallel()
 	hs := wHarnesses()
 	hs["wlate"] = config.Harness{Command: []string{"/nonexistent/codexhost-wlate"}}
 	w := wNewHost(t, wHostOptions{harnesses: hs})
@@ -63,6 +64,7 @@ func TestWatchS000_39_RestartKeepsWatchesAsRegistered(t *testing.T) {
 // interrupted with the reason, not completed, and not timedOut although the deadline passed
 // during the downtime: interrupted is how it really ended.
 func TestWatchS001_16_TurnRunningAtRestartIsInterrupted(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	th := w.gated("")
 	reg := w.watching(w.client("bot"), api.ThreadWatchParams{Thread: th.id, TimeoutMs: 60 * 1000})
@@ -80,6 +82,7 @@ func TestWatchS001_16_TurnRunningAtRestartIsInterrupted(t *testing.T) {
 // down times out at once, and a notification due before the downtime is given up when the
 // 6 h window ended during it.
 func TestWatchS000_41_DowntimeCountsTowardDeadlineAndWindow(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	idle := w.turnless()
 	timed := w.watching(w.client("bot"), api.ThreadWatchParams{Thread: idle, TimeoutMs: 10 * 60 * 1000})
@@ -111,6 +114,7 @@ func TestWatchS000_41_DowntimeCountsTowardDeadlineAndWindow(t *testing.T) {
 // missing thread is notFound and one that still cannot be read is unreadable 60 s later. A
 // restored notification waits for its recipient to be readable.
 func TestWatchS000_42_ReadFailuresAfterRestart(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	bot := w.client("bot")
 	gone, corrupt, back := w.turnless(), w.turnless(), w.turnless()
@@ -201,6 +205,7 @@ func TestWatchS000_42_ReadFailuresAfterRestart(t *testing.T) {
 // recorded (the record is left in state delivering): the next runtime delivers it again; the
 // text holds the status and the link, nothing of the conversation.
 func TestWatchS000_44_InterruptedDeliveryIsDeliveredAgain(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	rcpt := w.idle()
 	th := w.startThread("wgate", "wsecret-task-2b7f the work itself", "")
@@ -239,6 +244,7 @@ func TestWatchS000_44_InterruptedDeliveryIsDeliveredAgain(t *testing.T) {
 // was removed from the config) is undeliverable with that reason, not retried for 6 h and not
 // reported as an unknown outcome.
 func TestWatchS000_37_ReadOnlyRecipientIsUndeliverable(t *testing.T) {
+	t.Parallel()
 	hs := wHarnesses()
 	hs["wold"] = config.Harness{Command: []string{"sh", "-c", "cat"}}
 	w := wNewHost(t, wHostOptions{harnesses: hs})
@@ -264,6 +270,7 @@ func TestWatchS000_37_ReadOnlyRecipientIsUndeliverable(t *testing.T) {
 // turns, times and reasons only; no task or message text and no token is anywhere in the
 // store; the home is readable by its user only.
 func TestWatchS000_45_RecordsHoldNoContent(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	const secret = "wsecret-9c1e"
 	rcpt := w.startThread("wgate", secret+" recipient task", "")

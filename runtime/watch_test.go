@@ -357,6 +357,7 @@ func (w *wHost) transcriptPath(id string) string {
 
 // Scenario: S000-28 (S001-01)
 func TestWatchS000_28_RunningThreadReturnsWatchingAtOnce(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	th := w.gated("")
 	r := w.idle()
@@ -382,6 +383,7 @@ func TestWatchS000_28_RunningThreadReturnsWatchingAtOnce(t *testing.T) {
 
 // Scenario: S000-29 (S001-02)
 func TestWatchS000_29_AlreadyTerminalRegistersAndSendsNothing(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	r := w.idle()
 	done := w.idle()
@@ -424,6 +426,7 @@ func TestWatchS000_29_AlreadyTerminalRegistersAndSendsNothing(t *testing.T) {
 
 // Scenario: S000-30 (S001-03)
 func TestWatchS000_30_RecipientRules(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	th := w.gated("")
 	r1, r2 := w.idle(), w.idle()
@@ -467,6 +470,7 @@ func TestWatchS000_30_RecipientRules(t *testing.T) {
 // not change who it is.
 // Scenario: S000-30
 func TestWatchRecipientOfAnAgentIsItsTokensThread(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	th := w.gated("")
 	r1, r2 := w.idle(), w.idle()
@@ -483,6 +487,7 @@ func TestWatchRecipientOfAnAgentIsItsTokensThread(t *testing.T) {
 // source turn. unreadable and notFound need a thread this runtime has not loaded yet: see
 // TestWatchS000_42_ReadFailuresAfterRestart.
 func TestWatchS000_31_ResultsNameTheirSourceTurn(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	bot := w.client("bot")
 	completes, fails, cancelled, slow := w.gated(""), w.gated("@fail"), w.gated(""), w.gated("")
@@ -520,6 +525,7 @@ func TestWatchS000_31_ResultsNameTheirSourceTurn(t *testing.T) {
 // Scenario: S000-32 (S001-05) — turn/start on the running native turn steers it (same turn
 // id); the watch keeps watching and reports the turn's real end once.
 func TestWatchS000_32_SteerIsNotAStop(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{native: true})
 	w.fake.Enqueue(fakemodel.Slow(50*time.Millisecond, time.Minute))
 	ctx := context.Background()
@@ -576,6 +582,7 @@ func TestWatchS000_32_SteerIsNotAStop(t *testing.T) {
 
 // Scenario: S000-33 (S001-06)
 func TestWatchS000_33_DedupeKeepsDeadlineAndNextStopGetsANewWatch(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	rcpt, th := w.gated(""), w.gated("")
 	rt := w.rt()
@@ -619,6 +626,7 @@ func TestWatchS000_33_DedupeKeepsDeadlineAndNextStopGetsANewWatch(t *testing.T) 
 
 // Scenario: S000-34 (S001-07)
 func TestWatchS000_34_BusyRecipientPendingRetriedAndMerged(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	rcpt, a, b := w.gated(""), w.gated(""), w.gated("")
 	rt := w.rt()
@@ -661,6 +669,7 @@ func TestWatchS000_34_BusyRecipientPendingRetriedAndMerged(t *testing.T) {
 // Scenario: S000-35 (S001-08) — the recipient's working directory is missing, so its command
 // cannot start: no turn started, and the notification is retried until it goes through.
 func TestWatchS000_35_NotStartedDeliveryIsRetried(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	// Long after the runtime started: no restart grace can be what keeps it pending.
 	w.advance(model.RestartGrace + time.Minute)
@@ -698,6 +707,7 @@ func TestWatchS000_35_NotStartedDeliveryIsRetried(t *testing.T) {
 // Scenario: S000-37 (S001-10), S000-35 — a missing recipient is given up at once; `thread
 // watches` keeps the latest 50 undeliverable records, also across a restart.
 func TestWatchS000_37_GoneRecipientsAndTheLatest50(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	var rcpts []string
 	for range 55 {
@@ -762,6 +772,7 @@ func TestWatchS000_37_GoneRecipientsAndTheLatest50(t *testing.T) {
 // Scenario: S000-37 (S001-10), S000-34 — a recipient busy for more than 6 hours after the
 // stop: retried meanwhile, then undeliverable with the reason; never delivered while busy.
 func TestWatchS000_37_BusyForSixHoursIsUndeliverable(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	rcpt, th := w.gated(""), w.gated("")
 	reg := w.watching(w.rt(), api.ThreadWatchParams{Thread: th.id, Notify: rcpt.id})
@@ -782,6 +793,7 @@ func TestWatchS000_37_BusyForSixHoursIsUndeliverable(t *testing.T) {
 
 // Scenario: S000-38 (S001-11)
 func TestWatchS000_38_UserStopsTheRecipient(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	rcpt, a, b := w.gated(""), w.gated(""), w.gated("")
 	rt := w.rt()
@@ -813,6 +825,7 @@ func TestWatchS000_38_UserStopsTheRecipient(t *testing.T) {
 // Scenario: S000-46 — a client recipient gets an entry in its event log, no turn; the log
 // pages with a cursor, belongs to that client only, and is not readable with the runtime token.
 func TestWatchS000_46_ClientRecipientEventLog(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	bot := w.client("bot")
 	var ths []wThread
@@ -869,6 +882,7 @@ func wSameStrings(a, b []string) bool {
 // Scenario: S000-30 (S001-03) — malformed or unknown ids, notifying oneself, another client, timeouts out
 // of range: clear errors and nothing stored.
 func TestWatchBadInputStoresNothing(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	th := w.gated("")
 	r := w.idle()
@@ -912,6 +926,7 @@ func TestWatchBadInputStoresNothing(t *testing.T) {
 // `delegate start --watch true` registers a watch on the child for the resolved caller: the
 // calling thread, or the calling client.
 func TestWatchDelegateStartWatchesTheChild(t *testing.T) {
+	t.Parallel()
 	w := wNewHost(t, wHostOptions{})
 	parent := w.idle()
 	gate1, gate2 := filepath.Join(w.gates, "child1"), filepath.Join(w.gates, "child2")

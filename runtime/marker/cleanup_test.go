@@ -25,6 +25,7 @@ func gitT(t *testing.T, dir string, args ...string) string {
 // branch with a commit of its own is kept; a repository without a commit makes no worktree.
 // Every path has a space.
 func TestS002_03_WorktreeCleanupKeepsWhatWouldBeLost(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	repo := filepath.Join(t.TempDir(), "the repo")
 	if err := os.Mkdir(repo, 0o700); err != nil {

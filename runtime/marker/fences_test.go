@@ -35,6 +35,7 @@ func wantValid(t *testing.T, out string, want ...string) Parsed {
 // Scenario: S002-03 — a 4-backtick fence quoting a marker block (documentation) is text, and
 // the real block after it runs: it used to be swallowed, neither run nor reported.
 func TestFencesALongerFenceQuotesABlockAndTheNextOneRuns(t *testing.T) {
+	t.Parallel()
 	out := "How to create a thread:\n````markdown\n```task-create\n{\"prompt\":\"documentation\"}\n```\n````\n" +
 		block("task-create", `{"prompt":"real"}`)
 	p := wantValid(t, out, "real")
@@ -46,6 +47,7 @@ func TestFencesALongerFenceQuotesABlockAndTheNextOneRuns(t *testing.T) {
 // Scenario: S002-03 — a tilde fence is a fence: a ``` block quoted inside it is text, and a
 // ~~~task-create block runs.
 func TestFencesTildeFences(t *testing.T) {
+	t.Parallel()
 	wantValid(t, "~~~\n"+block("task-create", `{"prompt":"quoted"}`)+"~~~\n"+block("task-poll", `{"task_id":"after"}`), "after")
 	wantValid(t, "~~~task-create\n{\"prompt\":\"tilde\"}\n~~~\n", "tilde")
 	// A backtick line does not close a tilde fence, nor a shorter run a longer fence.
@@ -57,6 +59,7 @@ func TestFencesTildeFences(t *testing.T) {
 // Scenario: S002-03 — a longer opening fence needs a closing fence at least as long, so a ```
 // line inside it is body; the closing fence may be longer and have trailing spaces.
 func TestFencesLongerClosingFence(t *testing.T) {
+	t.Parallel()
 	wantValid(t, "````task-create\n{\"prompt\":\"long\"}\n``````   \n", "long")
 	p := Parse("````task-create\n{\"prompt\":\"x\"}\n```\n````\n")
 	wantSkip(t, p.Blocks[0], SkipInvalidJSON)
@@ -68,6 +71,7 @@ func TestFencesLongerClosingFence(t *testing.T) {
 // Scenario: S002-03 — up to 3 spaces of indentation is a fence; 4 or more (or a tab) is an
 // indented code block: not run, but reported with the reason.
 func TestFencesIndentation(t *testing.T) {
+	t.Parallel()
 	for _, ind := range []string{" ", "  ", "   "} {
 		wantValid(t, ind+"```task-poll\n"+ind+"{\"task_id\":\"x\"}\n"+ind+"```\n", "x")
 	}
@@ -89,6 +93,7 @@ func TestFencesIndentation(t *testing.T) {
 // Scenario: S002-03 — near misses of a tool's info string are skipped and reported, they use
 // no slot of the limits, and their bodies are skipped like any fence's.
 func TestFencesNearMissesAreReported(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ info, code string }{
 		{"Task-Create", SkipInfoCase}, {"TASK-POLL", SkipInfoCase}, {"Wait_Threads", SkipInfoCase},
 		{"task-poll json", SkipInfoWords}, {"task-create  {", SkipInfoWords}, {"task-cancel\tnow", SkipInfoWords},
@@ -125,11 +130,13 @@ func TestFencesNearMissesAreReported(t *testing.T) {
 
 // Scenario: S002-03 — CRLF line ends and trailing spaces on both fence lines keep working.
 func TestFencesCRLFAndTrailingSpaces(t *testing.T) {
+	t.Parallel()
 	wantValid(t, "```task-poll   \r\n{\"task_id\":\"a\"}\r\n```  \t\r\n~~~ task-cancel \r\n{\"to\":\"b\"}\r\n~~~\r\n", "a", "b")
 }
 
 // An inline code span of three backticks is no fence.
 func TestFencesInlineCodeIsNoFence(t *testing.T) {
+	t.Parallel()
 	wantValid(t, "```task-create` is a tool```\n"+block("task-cancel", `{"to":"c"}`), "c")
 }
 
@@ -137,6 +144,7 @@ func TestFencesInlineCodeIsNoFence(t *testing.T) {
 // as a duplicate. White space inside the JSON does not make blocks different; another
 // prompt, tool or key does.
 func TestS002_03_IdenticalBlocksRunOnce(t *testing.T) {
+	t.Parallel()
 	out := block("task-create", `{"prompt":"same","name":"n"}`) + block("task-create", `{ "prompt": "same",  "name": "n" }`) +
 		block("task-create", `{"prompt":"other","name":"n"}`) + block("task-read", `{"task_id":"t"}`) + block("task-poll", `{"task_id":"t"}`) +
 		block("task_cancel", `{"to":"t"}`) + block("task-cancel", `{"task_id":"t"}`)
@@ -159,6 +167,7 @@ func TestS002_03_IdenticalBlocksRunOnce(t *testing.T) {
 // Scenario: S002-04 — wait_seconds is one read after that long: a Once read whose timeout
 // and interval are wait_seconds; interval_seconds and timeout_seconds do not apply.
 func TestS002_04_WaitSecondsIsOnce(t *testing.T) {
+	t.Parallel()
 	b := parseOne(t, "task-read", `{"task_id":"`+idA+`","wait_seconds":20,"timeout_seconds":1,"interval_seconds":1,"chars":300}`)
 	if r := b.Read; !r.Once || r.Timeout != 20*time.Second || r.Interval != 20*time.Second || r.Chars != 300 {
 		t.Fatalf("read %+v", r)
@@ -174,6 +183,7 @@ func TestS002_04_WaitSecondsIsOnce(t *testing.T) {
 // Scenario: S002-03 — the manual's forms: "executor": "harness NAME" and effort ultra are
 // skipped with a reason that says what works instead.
 func TestS002_03_ExecutorAndEffortSkipsSayWhatWorks(t *testing.T) {
+	t.Parallel()
 	b := parseOne(t, "task-create", `{"prompt":"p","executor":"harness shell"}`)
 	if b.Skip != SkipExecutorInvalid || !strings.Contains(b.Detail, `"harness": "shell"`) {
 		t.Fatalf("executor: %s %s", b.Skip, b.Detail)

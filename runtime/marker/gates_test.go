@@ -28,6 +28,7 @@ func gateSnapshot() Snapshot {
 
 // Scenario: S002-08
 func TestS002_08_ControlGates(t *testing.T) {
+	t.Parallel()
 	allowed := Permission{Allowed: true}
 	denied := Permission{}
 	failed := Permission{LookupFailed: true}
@@ -71,6 +72,7 @@ func TestS002_08_ControlGates(t *testing.T) {
 
 // Scenario: S002-04
 func TestS002_04_ReadTargetGate(t *testing.T) {
+	t.Parallel()
 	s := gateSnapshot()
 	for target, want := range map[string]string{"missing": RefuseNotFound, "author": RefuseSelf, "elsewhere": RefuseOtherProject, "goal": "", "stranger": "", "done": ""} {
 		if got := CheckTarget(s, target); got.Code != want {
@@ -81,6 +83,7 @@ func TestS002_04_ReadTargetGate(t *testing.T) {
 
 // Scenario: S002-08
 func TestS002_08_ChainIsBoundedAt32Steps(t *testing.T) {
+	t.Parallel()
 	s := Snapshot{Author: Facts{ID: "a", Project: "/p", Principal: "operator"}, Threads: map[string]Facts{}}
 	parent := "a"
 	for i := 0; i < 40; i++ {
@@ -107,6 +110,7 @@ func TestS002_08_ChainIsBoundedAt32Steps(t *testing.T) {
 
 // Scenario: S002-09
 func TestS002_09_GenerationAndDirectChildren(t *testing.T) {
+	t.Parallel()
 	s := gateSnapshot()
 	if g := Generation(s, "author"); g != 0 {
 		t.Fatalf("ordinary author generation %d", g)
@@ -129,6 +133,7 @@ func TestS002_09_GenerationAndDirectChildren(t *testing.T) {
 
 // Scenario: S002-09 — a delegation between marker generations neither counts nor resets.
 func TestS002_09_GenerationCountsThroughDelegations(t *testing.T) {
+	t.Parallel()
 	s := gateSnapshot()
 	s.Threads["delegated"] = Facts{ID: "delegated", Project: "/p", Parent: "grandchild"}
 	s.Threads["made"] = Facts{ID: "made", Project: "/p", Parent: "delegated", MarkerCreated: true}

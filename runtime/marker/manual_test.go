@@ -27,6 +27,7 @@ func markerManual(t *testing.T) string {
 // (indented 4 spaces) each is a near miss the report names; the effort and executor values
 // the manual lists are the parser's, and no executor form the parser refuses is offered.
 func TestManualMarkerExamplesAreWhatRuns(t *testing.T) {
+	t.Parallel()
 	sec := markerManual(t)
 	var examples []string
 	lines := strings.Split(sec, "\n")

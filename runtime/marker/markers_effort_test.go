@@ -30,6 +30,7 @@ func (m *markerEnv) createdThreads(author string, n int) []string {
 // Scenario: S002-03 — the effort of task-create reaches an external harness as
 // CODEXHOST_EFFORT on the created thread's turns; a block without effort sets none.
 func TestS002_03_MarkerEffortReachesAnExternalHarness(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	author := m.author(m.cwd, fence("task-create", `{"prompt":"with effort","harness":"env","effort":"high"}`)+
 		fence("task-create", `{"prompt":"without effort","harness":"env"}`))

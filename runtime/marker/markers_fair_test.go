@@ -19,6 +19,7 @@ import (
 // thread that keeps running, a sixth principal's immediate task-poll is answered while every
 // one of the 1,000 is still pending. The time it took is logged, not asserted.
 func TestS002_04_ImmediatePollIsNotQueuedBehindPendingWaits(t *testing.T) {
+	t.Parallel()
 	const principals, authorsEach, waitsEach = 5, 40, 5 // 5 × 40 authors × 5 waits = 1,000
 	hs := markerHarnesses()
 	hs["long"] = config.Harness{Command: []string{"sh", "-c", "exec sleep 600"}}

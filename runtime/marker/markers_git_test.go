@@ -30,6 +30,7 @@ func (m *markerEnv) nextReport(author, dir, blocks string, n int) string {
 // author polls and cancels the thread it created: the created thread (in its own worktree,
 // or sharing the cwd when there is no commit) is in the author's project, the repository.
 func TestS002_08_GitAuthorControlsTheThreadsItCreated(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		commit bool
@@ -62,6 +63,7 @@ func TestS002_08_GitAuthorControlsTheThreadsItCreated(t *testing.T) {
 // Scenario: S002-03 — a worktree folder inside the repository is refused with the reason:
 // created threads' worktrees never live in the repository's tree.
 func TestS002_03_WorktreeDirInsideTheRepositoryIsRefused(t *testing.T) {
+	t.Parallel()
 	repo := gitRepo(t, t.TempDir(), true)
 	m := newMarkerEnv(t, func(c *config.Config) { c.Markers.WorktreeDir = filepath.Join(repo, "trees") })
 	author := m.author(repo, fence("task-create", `{"prompt":"p","harness":"shell"}`))
@@ -77,6 +79,7 @@ func TestS002_03_WorktreeDirInsideTheRepositoryIsRefused(t *testing.T) {
 // of origins: a thread delegated (delegate start) by the third generation is still below it,
 // so its own task-create is refused.
 func TestS002_09_GenerationLimitCountsThroughADelegation(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	commitBlocks(t, m.cwd, fence("task-create", `{"prompt":"next generation"}`))
 	author := m.start("author", "first generation", m.cwd)
@@ -125,6 +128,7 @@ func branches(t *testing.T, repo string) string {
 // end. --dry-run changes nothing. Paths have spaces; the worktrees live in [markers]
 // worktree_dir, outside the repository.
 func TestS002_03_PruneRemovesWhatEndedThreadsLeft(t *testing.T) {
+	t.Parallel()
 	trees := filepath.Join(t.TempDir(), "work trees")
 	th := hosttest.New(t, hosttest.Options{Clients: []string{"bot"}, Operators: []string{"ops"}, Harnesses: markerHarnesses()})
 	th.Cfg.Markers.WorktreeDir = trees
@@ -209,6 +213,7 @@ func TestS002_03_PruneRemovesWhatEndedThreadsLeft(t *testing.T) {
 // Scenario: S002-03 — worktrees made before marker-creation records kept them (the record
 // has no worktree; the run's outcome has) are found and pruned too.
 func TestS002_03_PruneFindsWorktreesOfOlderRecords(t *testing.T) {
+	t.Parallel()
 	th := hosttest.New(t, hosttest.Options{Clients: []string{"bot"}, Operators: []string{"ops"}, Harnesses: markerHarnesses()})
 	m := &markerEnv{Host: th, c: th.Client("bot"), cwd: gitRepo(t, t.TempDir(), true)}
 	author := m.author(m.cwd, fence("task-create", `{"prompt":"old","harness":"shell"}`))

@@ -13,6 +13,7 @@ import (
 // one repository whose committed blocks.md it prints: each creates the next generation,
 // until the generation guard refuses the fourth.
 func TestS002_09_LineageMarksMarkerCreatedThreadsWithTheirGeneration(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	commitBlocks(t, m.cwd, fence("task-create", `{"prompt":"next generation"}`))
 	author := m.start("author", "first generation", m.cwd)

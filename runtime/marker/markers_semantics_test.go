@@ -16,6 +16,7 @@ import (
 // block, a ~~~ fence quoting another, near misses and the same task-create twice: exactly
 // one thread is created, and the report lists the near misses and the duplicate with why.
 func TestS002_03_FencesAsCommonMarkReadsThemOnARealAuthor(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	repo := gitRepo(t, t.TempDir(), true)
 	real := fence("task-create", `{"name":"only-one","prompt":"created once","harness":"shell"}`)
@@ -59,6 +60,7 @@ func TestS002_03_FencesAsCommonMarkReadsThemOnARealAuthor(t *testing.T) {
 // first commit): the target stops long before, yet the one read comes only when the injected
 // clock has passed 20 s, and it reads the stopped target.
 func TestS002_04_WaitSecondsWaitsThenReadsOnce(t *testing.T) {
+	t.Parallel()
 	for _, committed := range []bool{true, false} {
 		t.Run(map[bool]string{true: "committed", false: "no commit"}[committed], func(t *testing.T) {
 			clock := hosttest.NewFakeClock(time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC))
@@ -88,6 +90,7 @@ func TestS002_04_WaitSecondsWaitsThenReadsOnce(t *testing.T) {
 // Scenario: S002-03 — the name of a task-create block is in a report delivered after a
 // runtime restart (the run waited across it); no record holds the name.
 func TestS002_03_NamesInAReportAfterARestart(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	repo := gitRepo(t, t.TempDir(), true)
 	slow := m.start("slow", "slow", repo) // in the author's project: the wait waits

@@ -91,6 +91,7 @@ func (m *markerEnv) markers(author string) api.ThreadMarkersResult {
 // (origin parent, createdBy generation 1); the author's tree and its uncommitted changes are
 // untouched.
 func TestS002_03_CreatedThreadRunsInItsOwnWorktree(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	repo := m.cwd
 	if err := os.WriteFile(filepath.Join(repo, "dirty.txt"), []byte("uncommitted\n"), 0o600); err != nil {
@@ -139,6 +140,7 @@ func TestS002_03_CreatedThreadRunsInItsOwnWorktree(t *testing.T) {
 
 // Scenario: S002-03 — outside git the created thread shares the cwd and the report says so.
 func TestS002_03_CreatedThreadOutsideGitSharesTheCwd(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	author := m.author(t.TempDir(), fence("task-create", `{"prompt":"p","harness":"shell"}`)+fence("task-create", `{"prompt":"q","executor":"docker"}`))
 	report := m.report(author)
@@ -150,6 +152,7 @@ func TestS002_03_CreatedThreadOutsideGitSharesTheCwd(t *testing.T) {
 // Scenario: S002-04 (S002-05, S002-07) — a poll and a wait are reported together once the
 // waited thread stops; missing and self targets are settled at once.
 func TestS002_05_PollAndWaitReportSnapshots(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	done := m.start("shell", "finished work", m.cwd)
 	hosttest.WaitStopped(t, m.c, done)
@@ -181,6 +184,7 @@ func TestS002_05_PollAndWaitReportSnapshots(t *testing.T) {
 
 // Scenario: S002-06 — task-cancel really stops a running process; the thread ends interrupted.
 func TestS002_06_CancelStopsARunningSleep(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	target := m.start("sleep", "sleep", m.cwd)
 	author := m.author(m.cwd, fence("task_cancel", `{"to":"`+target+`"}`)+fence("task-cancel", `{"task_id":"`+target+`"}`))
@@ -201,6 +205,7 @@ func TestS002_06_CancelStopsARunningSleep(t *testing.T) {
 // Scenario: S002-06 (S002-08) — retry needs the grant; with it, a failed thread runs a new
 // turn with its last message.
 func TestS002_06_RetryRerunsAFailedThread(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	target := m.start("fail", "try this", m.cwd)
 	first := hosttest.WaitStopped(t, m.c, target).Thread.LastTurn
@@ -241,6 +246,7 @@ func TestS002_06_RetryRerunsAFailedThread(t *testing.T) {
 
 // Scenario: S002-01 — a failed turn's blocks are not executed.
 func TestS002_01_FailedTurnRunsNoBlocks(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	if err := os.WriteFile(filepath.Join(m.cwd, "exitcode"), []byte("1\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -270,6 +276,7 @@ func TestS002_01_FailedTurnRunsNoBlocks(t *testing.T) {
 
 // Scenario: S002-01 — an author cancelled during its wait gets no report.
 func TestS002_01_AuthorCancelledDuringAWaitGetsNoReport(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	slowDir := m.cwd
 	slow := m.start("slow", "slow", slowDir)
@@ -289,6 +296,7 @@ func TestS002_01_AuthorCancelledDuringAWaitGetsNoReport(t *testing.T) {
 
 // Scenario: S002-05 — a restart during a wait resumes it and reports exactly once.
 func TestS002_05_RestartDuringAWaitResumesAndReportsOnce(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	slowDir := m.cwd
 	slow := m.start("slow", "slow", slowDir)
@@ -310,6 +318,7 @@ func TestS002_05_RestartDuringAWaitResumesAndReportsOnce(t *testing.T) {
 
 // Scenario: S002-09 — over the principal's quota the whole creation round is skipped.
 func TestS002_09_QuotaSkipsTheCreationRound(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, func(c *config.Config) { c.Markers.MaxActiveThreads = 1 })
 	busy := m.start("sleep", "busy", m.cwd)
 	author := m.author(m.cwd, fence("task-create", `{"prompt":"a","harness":"shell"}`)+fence("task-create", `{"prompt":"b","harness":"shell"}`))
@@ -322,6 +331,7 @@ func TestS002_09_QuotaSkipsTheCreationRound(t *testing.T) {
 
 // Scenario: S002-09 — the generation and direct-children guards skip creation blocks.
 func TestS002_09_GenerationAndDirectChildLimits(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	deep := m.start("author", "third generation", m.cwd)
 	hosttest.WaitStopped(t, m.c, deep)
@@ -356,6 +366,7 @@ func TestS002_09_GenerationAndDirectChildLimits(t *testing.T) {
 // same refused blocks every turn would loop for ever: after MaxRefusedReports reports in a row
 // with nothing accepted, the next one is held and the author stays idle.
 func TestS002_10_RepeatedRefusedBlocksDoNotLoop(t *testing.T) {
+	t.Parallel()
 	hs := markerHarnesses()
 	hs["looper"] = config.Harness{Command: []string{"sh", "-c", "cat >/dev/null; printf '```task-create\\n{\"prompt\":\"\"}\\n```\\n'"}}
 	th := hosttest.New(t, hosttest.Options{Clients: []string{"bot"}, Harnesses: hs})
@@ -384,6 +395,7 @@ func TestS002_10_RepeatedRefusedBlocksDoNotLoop(t *testing.T) {
 // not parse blocks: its completed turn's task-create runs nothing and no report comes, while
 // an ordinary author's same block runs. codexhost has no coordinator threads.
 func TestS002_02_GoalThreadsRunNoBlocks(t *testing.T) {
+	t.Parallel()
 	m := newMarkerEnv(t, nil)
 	goalDir, plainDir := gitRepo(t, t.TempDir(), true), gitRepo(t, t.TempDir(), false)
 	block := fence("task-create", `{"prompt":"must not run","harness":"shell"}`)

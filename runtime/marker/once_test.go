@@ -21,6 +21,7 @@ func (c *clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 // target's stop (its event) before then reads nothing, and the one read comes when the
 // injected clock passes the deadline.
 func TestS002_04_WaitSecondsReadsOnceAfterThatLong(t *testing.T) {
+	t.Parallel()
 	threads := &wakeThreads{running: false, viewed: make(chan int, 16), release: make(chan struct{}, 16)}
 	reports := make(chan string, 1)
 	clk := &clock{}
@@ -61,6 +62,7 @@ func TestS002_04_WaitSecondsReadsOnceAfterThatLong(t *testing.T) {
 // Scenario: S002-03 — the names of task-create blocks are in a report delivered after a
 // restart, though no record holds them; their file goes once the report is queued.
 func TestS002_03_NamesSurviveARestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	store := &memStore{runs: map[string]model.MarkerRun{}}
 	threads := &wakeThreads{running: true, viewed: make(chan int, 16), release: make(chan struct{}, 16)}

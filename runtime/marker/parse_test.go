@@ -30,6 +30,7 @@ func wantSkip(t *testing.T, b Block, code string) {
 
 // Scenario: S002-03
 func TestS002_03_CreateValid(t *testing.T) {
+	t.Parallel()
 	b := parseOne(t, "task-create", `{"name":"test-x","prompt":"do it","model":null,"effort":"xhigh","executor":"docker","harness":"shell"}`)
 	if !b.Valid() || b.Create == nil {
 		t.Fatalf("block skipped: %s %s", b.Skip, b.Detail)
@@ -42,6 +43,7 @@ func TestS002_03_CreateValid(t *testing.T) {
 
 // Scenario: S002-03
 func TestS002_03_CreateModelNotWhitelisted(t *testing.T) {
+	t.Parallel()
 	b := parseOne(t, "task-create", `{"prompt":"p","model":"any-model-at-all-9"}`)
 	if !b.Valid() || b.Create.Model != "any-model-at-all-9" {
 		t.Fatalf("model refused: %+v", b)
@@ -50,6 +52,7 @@ func TestS002_03_CreateModelNotWhitelisted(t *testing.T) {
 
 // Scenario: S002-03
 func TestS002_03_CreateRejections(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", MaxPromptChars+1)
 	cases := []struct{ name, body, code string }{
 		{"invalid json", `{"prompt": "x"`, SkipInvalidJSON},
@@ -74,6 +77,7 @@ func TestS002_03_CreateRejections(t *testing.T) {
 
 // Scenario: S002-03
 func TestS002_03_CreateBoundaries(t *testing.T) {
+	t.Parallel()
 	okPrompt := strings.Repeat("字", MaxPromptChars)
 	if b := parseOne(t, "task-create", `{"prompt":"`+okPrompt+`","name":"`+strings.Repeat("n", MaxNameChars)+`"}`); !b.Valid() {
 		t.Fatalf("20000-character prompt and 100-character name refused: %s", b.Detail)
@@ -92,6 +96,7 @@ func TestS002_03_CreateBoundaries(t *testing.T) {
 
 // Scenario: S002-03
 func TestS002_03_LineStartFenceTruncatesBody(t *testing.T) {
+	t.Parallel()
 	out := "```task-create\n{\"prompt\": \"line one\n```\nnot part of it\"}\n```\n"
 	p := Parse(out)
 	if len(p.Blocks) != 1 {
@@ -102,6 +107,7 @@ func TestS002_03_LineStartFenceTruncatesBody(t *testing.T) {
 
 // Scenario: S002-03
 func TestS002_03_CreateLimitFive(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	for i := 0; i < 7; i++ {
 		out.WriteString(block("task-create", fmt.Sprintf(`{"prompt":"p%d"}`, i)))
@@ -119,6 +125,7 @@ func TestS002_03_CreateLimitFive(t *testing.T) {
 
 // Scenario: S002-03
 func TestS002_03_InvalidBlocksUseNoSlot(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	out.WriteString(block("task-create", `{"prompt":""}`))
 	for i := 0; i < 5; i++ {
@@ -131,6 +138,7 @@ func TestS002_03_InvalidBlocksUseNoSlot(t *testing.T) {
 
 // Scenario: S002-04
 func TestS002_04_PollAliases(t *testing.T) {
+	t.Parallel()
 	for _, info := range []string{"task-poll", "task-read", "read-thread", "read_thread"} {
 		b := parseOne(t, info, `{"task_id":"`+idA+`"}`)
 		if !b.Valid() || b.Tool != ToolPoll || b.Info != info || b.Read.Targets[0] != idA {
@@ -144,6 +152,7 @@ func TestS002_04_PollAliases(t *testing.T) {
 
 // Scenario: S002-04
 func TestS002_04_PollClamps(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		body              string
 		interval, timeout time.Duration
@@ -169,6 +178,7 @@ func TestS002_04_PollClamps(t *testing.T) {
 
 // Scenario: S002-04
 func TestS002_04_WaitSecondsMeansOneReadAfterIt(t *testing.T) {
+	t.Parallel()
 	b := parseOne(t, "task-read", `{"task_id":"`+idA+`","wait_seconds":30}`)
 	if b.Read.Interval != 30*time.Second || b.Read.Timeout != 30*time.Second {
 		t.Fatalf("wait_seconds 30: %+v", b.Read)
@@ -181,6 +191,7 @@ func TestS002_04_WaitSecondsMeansOneReadAfterIt(t *testing.T) {
 
 // Scenario: S002-04
 func TestS002_04_PollAndReadShareTheLimit(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	for i, info := range []string{"task-poll", "task-read", "read-thread", "read_thread", "task-poll", "task-read", "read_thread"} {
 		out.WriteString(block(info, fmt.Sprintf(`{"task_id":"t%d"}`, i)))
@@ -196,6 +207,7 @@ func TestS002_04_PollAndReadShareTheLimit(t *testing.T) {
 
 // Scenario: S002-04
 func TestS002_04_PollTargetRequired(t *testing.T) {
+	t.Parallel()
 	wantSkip(t, parseOne(t, "task-poll", `{"chars":300}`), SkipTargetMissing)
 	wantSkip(t, parseOne(t, "task-poll", `{"task_id":""}`), SkipTargetMissing)
 	wantSkip(t, parseOne(t, "task-poll", `{"task_id":7}`), SkipInvalidField)
@@ -204,6 +216,7 @@ func TestS002_04_PollTargetRequired(t *testing.T) {
 
 // Scenario: S002-05
 func TestS002_05_WaitAliasesAndDedupe(t *testing.T) {
+	t.Parallel()
 	for _, info := range []string{"wait-threads", "wait_threads"} {
 		for _, key := range []string{"task_ids", "thread_ids", "threads"} {
 			b := parseOne(t, info, `{"`+key+`":["`+idB+`","codex://threads/`+idA+`","`+idB+`",""]}`)
@@ -222,6 +235,7 @@ func TestS002_05_WaitAliasesAndDedupe(t *testing.T) {
 
 // Scenario: S002-05
 func TestS002_05_WaitAtMostEightTargets(t *testing.T) {
+	t.Parallel()
 	ids := make([]string, 11)
 	for i := range ids {
 		ids[i] = fmt.Sprintf(`"t%d"`, i)
@@ -234,6 +248,7 @@ func TestS002_05_WaitAtMostEightTargets(t *testing.T) {
 
 // Scenario: S002-05
 func TestS002_05_WaitAtMostTwoBlocks(t *testing.T) {
+	t.Parallel()
 	var sb strings.Builder
 	for i := range 3 {
 		sb.WriteString(block("wait-threads", fmt.Sprintf(`{"task_ids":["a%d"]}`, i)))
@@ -248,6 +263,7 @@ func TestS002_05_WaitAtMostTwoBlocks(t *testing.T) {
 
 // Scenario: S002-05
 func TestS002_05_WaitClampsAndMissingTargets(t *testing.T) {
+	t.Parallel()
 	b := parseOne(t, "wait_threads", `{"threads":["a"],"interval_seconds":0.2,"timeout_seconds":7200,"chars":10}`)
 	if b.Read.Interval != MinInterval || b.Read.Timeout != MaxTimeout || b.Read.Chars != MinChars {
 		t.Fatalf("clamps: %+v", b.Read)
@@ -259,6 +275,7 @@ func TestS002_05_WaitClampsAndMissingTargets(t *testing.T) {
 
 // Scenario: S002-06
 func TestS002_06_CancelRetryAliases(t *testing.T) {
+	t.Parallel()
 	for _, info := range []string{"task-cancel", "task_cancel", "task-retry", "task_retry"} {
 		for _, key := range []string{"task_id", "to", "to_task_id", "thread_id"} {
 			b := parseOne(t, info, `{"`+key+`":"`+strings.ToUpper(idA)+`"}`)
@@ -274,6 +291,7 @@ func TestS002_06_CancelRetryAliases(t *testing.T) {
 
 // Scenario: S002-06
 func TestS002_06_CancelRetryLimits(t *testing.T) {
+	t.Parallel()
 	var sb strings.Builder
 	for i := range 7 {
 		if i < 6 {
@@ -299,6 +317,7 @@ func TestS002_06_CancelRetryLimits(t *testing.T) {
 
 // Scenario: S002-07
 func TestS002_07_PlanOrder(t *testing.T) {
+	t.Parallel()
 	out := block("wait-threads", `{"task_ids":["w"]}`) + block("task-poll", `{"task_id":"p"}`) +
 		block("task-retry", `{"task_id":"r"}`) + block("task-cancel", `{"task_id":"c"}`) +
 		block("task-create", `{"prompt":"x"}`) + block("task-create", `{"prompt":"y"}`)
@@ -313,6 +332,7 @@ func TestS002_07_PlanOrder(t *testing.T) {
 }
 
 func TestParseIgnoresOtherFencesAndTheirContent(t *testing.T) {
+	t.Parallel()
 	out := "```go\nfmt.Println()\n```task-create\n{\"prompt\":\"inside go\"}\n```\n" +
 		"```text\n```task-create\n{\"prompt\":\"quoted\"}\n```\n```\n" +
 		"```json\n{}\n```\n" + block("task-create", `{"prompt":"real"}`)
@@ -323,6 +343,7 @@ func TestParseIgnoresOtherFencesAndTheirContent(t *testing.T) {
 }
 
 func TestParseUnterminatedBlock(t *testing.T) {
+	t.Parallel()
 	p := Parse("```task-poll\n{\"task_id\":\"a\"}\n")
 	if len(p.Blocks) != 1 {
 		t.Fatalf("blocks %+v", p.Blocks)
@@ -331,6 +352,7 @@ func TestParseUnterminatedBlock(t *testing.T) {
 }
 
 func TestParseCRLF(t *testing.T) {
+	t.Parallel()
 	p := Parse("```task-poll\r\n{\"task_id\":\"a\"}\r\n```\r\n")
 	if len(p.Blocks) != 1 || !p.Blocks[0].Valid() {
 		t.Fatalf("blocks %+v", p.Blocks)
@@ -339,6 +361,7 @@ func TestParseCRLF(t *testing.T) {
 
 // Bad input: thousands of blocks are bounded by the candidate cap.
 func TestParseThousandsOfBlocks(t *testing.T) {
+	t.Parallel()
 	var sb strings.Builder
 	for i := range 5000 {
 		sb.WriteString(block("task-create", fmt.Sprintf(`{"prompt":"p%d"}`, i)))
@@ -354,6 +377,7 @@ func TestParseThousandsOfBlocks(t *testing.T) {
 
 // Bad input: a 10 MB output is scanned only up to MaxScanBytes.
 func TestParseTenMegabytes(t *testing.T) {
+	t.Parallel()
 	out := strings.Repeat("x", 10<<20) + block("task-create", `{"prompt":"late"}`)
 	p := Parse(out)
 	if !p.Truncated || len(p.Blocks) != 0 {
@@ -363,6 +387,7 @@ func TestParseTenMegabytes(t *testing.T) {
 
 // Bad input: an oversized body and deeply nested JSON.
 func TestParseHugeBodyAndDeepNesting(t *testing.T) {
+	t.Parallel()
 	huge := block("task-create", `{"prompt":"`+strings.Repeat("a", MaxBodyBytes+10)+`"}`)
 	wantSkip(t, Parse(huge).Blocks[0], SkipBodyTooLarge)
 	deep := `{"prompt":"p","x":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + `}`
@@ -374,6 +399,7 @@ func TestParseHugeBodyAndDeepNesting(t *testing.T) {
 
 // Bad input: binary garbage.
 func TestParseBinaryGarbage(t *testing.T) {
+	t.Parallel()
 	garbage := make([]byte, 1<<16)
 	for i := range garbage {
 		garbage[i] = byte(i*7919 + i/3)

@@ -58,6 +58,7 @@ const plannedOutput = "```task-create\n{\"prompt\":\"one\"}\n```\n```task-create
 // Scenario: S002-01 (S002-10) — a completed turn's blocks run once: the same turn handed over
 // twice (its live event and the recovery at a start) is planned once and reported once.
 func TestS002_01_ATurnIsPlannedOnce(t *testing.T) {
+	t.Parallel()
 	threads := &createThreads{}
 	reports := make(chan string, 4)
 	e := New(Options{Threads: threads, Store: &memStore{runs: map[string]model.MarkerRun{}},
@@ -79,6 +80,7 @@ func TestS002_01_ATurnIsPlannedOnce(t *testing.T) {
 // outcome is kept, one that had started without an outcome is reported as cut short and not
 // run again, and the blocks that had not started run, all in one report.
 func TestS002_01_APlannedRunResumesWithoutRunningABlockTwice(t *testing.T) {
+	t.Parallel()
 	threads := &createThreads{}
 	st := &memStore{runs: map[string]model.MarkerRun{}}
 	output := plannedOutput + "```task-create\n{\"prompt\":\"three\"}\n```\n"

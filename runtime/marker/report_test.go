@@ -12,6 +12,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 // Scenario: S002-10
 func TestS002_10_ReportGolden(t *testing.T) {
+	t.Parallel()
 	out := block("task-create", `{"name":"tests","prompt":"run the tests"}`) +
 		block("task-create", `{"prompt":"x","effort":"huge"}`) +
 		block("task-cancel", `{"task_id":"`+idA+`"}`) +
@@ -60,6 +61,7 @@ func TestS002_10_ReportGolden(t *testing.T) {
 }
 
 func TestTailKeepsWholeRunes(t *testing.T) {
+	t.Parallel()
 	if got := Tail("aé字b", 2); got != "字b" {
 		t.Fatalf("%q", got)
 	}

@@ -16,6 +16,7 @@ import (
 // of principal A queued first, principal B's read is served after at most one more of A's
 // (the one whose turn it was), not after all hundred.
 func TestSlotsGoRoundRobinAcrossPrincipals(t *testing.T) {
+	t.Parallel()
 	served := make(chan string, 256)
 	step, stop := make(chan struct{}), make(chan struct{})
 	s := newScheduler(time.Now, 1, 1, func(j *readJob) bool {
@@ -49,6 +50,7 @@ func TestSlotsGoRoundRobinAcrossPrincipals(t *testing.T) {
 // with four slots and a share of two, A's hundred reads never read more than two at once and
 // leave two slots for B.
 func TestAPrincipalHoldsAtMostItsShare(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	reading, most := map[string]int{}, map[string]int{}
 	release := make(chan struct{})
@@ -116,6 +118,7 @@ func (p *pollThreads) View(context.Context, string, int) (ThreadView, bool, erro
 // running hold no slot while they sleep: another principal's task-poll with timeout 0 is
 // reported while every one of them is still pending. The time is reported, not asserted.
 func TestS002_04_ImmediatePollServedBesideAThousandWaits(t *testing.T) {
+	t.Parallel()
 	const want = 1000
 	threads := &pollThreads{}
 	reports := make(chan model.MarkerRun, want+1)

@@ -16,6 +16,7 @@ const (
 )
 
 func TestAReadHearsOnlyItsOwnTargets(t *testing.T) {
+	t.Parallel()
 	s := newScheduler(time.Now, 1, 1, func(*readJob) bool { return false })
 	j := &readJob{index: -1, state: jobReading}
 	s.listen(j, []model.ThreadID{wakeTarget, wakeTarget, wakeOther})
@@ -131,6 +132,7 @@ func (e *Engine) woken(id model.ThreadID) int {
 // Scenario: S002-05 — a wait reads its targets again on their own events only: events of
 // other threads (the author's, any other's) start no read round.
 func TestS002_05_AWaitWakesOnlyForItsTargetsEvents(t *testing.T) {
+	t.Parallel()
 	threads := &wakeThreads{running: true, viewed: make(chan int, 16), release: make(chan struct{})}
 	reports := make(chan string, 1)
 	e := New(Options{Threads: threads, Store: &memStore{runs: map[string]model.MarkerRun{}},
