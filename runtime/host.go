@@ -192,7 +192,10 @@ func (h *Host) takeStore(st *store.Store) error {
 	h.threads.Start(threads.Deps{Store: h.store, Harnesses: harnessRegistry{h}})
 	sweep, stop := context.WithCancel(context.Background())
 	h.stopApprovals = stop
-	if err := h.restoreApprovals(sweep); err != nil {
+	// Each approval lost is announced as it is restored, which starts the look-up of its
+	// outcome (approvals.LookUpOutcome) until the holding of the store ends.
+	h.approvalsCtx.Store(&sweep)
+	if err := h.approvals.RestoreFrom(h.store.Approvals); err != nil {
 		return err
 	}
 	go h.approvals.RunSweep(sweep)

@@ -48,7 +48,7 @@ func (h *Host) wire() {
 				w.OnEvent(model.ThreadID(a.ThreadID), model.ThreadActive, "") // watches on approval
 			}
 			if ctx := h.approvalsCtx.Load(); ctx != nil && a.State == model.ApprovalLost && a.Outcome == "" {
-				go h.approvalOutcome(*ctx, a)
+				go h.approvals.LookUpOutcome(*ctx, a, h.threads.WatchRead, o.Log)
 			}
 		},
 		Persist: func(a model.Approval) {
