@@ -18,7 +18,7 @@ func (h *Host) newHandoffs() *handoff.Capability {
 		NativeEnv: func() []string { return h.nativeEnv },
 		CodexHome: defaultCodexHome(envLookup(h.opts.Environ)),
 		CodexBin: func() string {
-			bin, _ := appserver.Locate(h.codexSearch(h.config().CodexBin, envLookup(h.opts.Environ)))
+			bin, _ := appserver.Locate(h.launch.Search(h.config().CodexBin))
 			return bin
 		},
 		Subscribe: h.Subscribe, Publish: h.publish, Now: h.opts.Now, After: h.opts.TaskAfter, Log: h.opts.Log,

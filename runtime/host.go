@@ -19,6 +19,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/approvals"
 	"github.com/codexhost/codexhost/runtime/auth"
+	"github.com/codexhost/codexhost/runtime/codexsetup"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/fleet"
 	"github.com/codexhost/codexhost/runtime/follow"
@@ -81,6 +82,8 @@ type Host struct {
 	followDone chan struct{}
 
 	live *config.Live // config.toml, reread when it changed
+
+	launch codexsetup.Launcher // how this runtime's App Servers start
 
 	harnesses map[string]harness.Harness
 	native    *harness.Native
@@ -151,6 +154,7 @@ func newHost(opts Options) *Host {
 	h := &Host{opts: opts, runtimeToken: config.NewToken(), agents: harness.NewTokens(), subs: map[int]func(api.Event){},
 		promoted: make(chan error, 1)}
 	h.live = config.NewLive(opts.Home, h.logf)
+	h.launch = codexsetup.Launcher{Home: opts.Home, Version: opts.Version, Lookup: envLookup(opts.Environ)}
 	h.wire() // runtime/wire.go
 	return h
 }
@@ -226,7 +230,7 @@ func (h *Host) startHarnesses(endpoint string) error {
 	}
 	h.node.SetEnv(harness.BaseEnv(h.opts.Environ, cfg.AppServer.Passthrough))
 	h.native = harness.NewNative(harness.NativeOptions{
-		Start:       h.appServerStart(cfg.CodexBin, nativeEnv, filepath.Join(logDir, "app-server.log")),
+		Start:       h.launch.Start(cfg.CodexBin, nativeEnv, filepath.Join(logDir, "app-server.log")),
 		OnEvent:     h.onHarnessEvent,
 		Now:         h.opts.Now,
 		Conn:        conn,

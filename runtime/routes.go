@@ -5,7 +5,6 @@ import (
 
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/approvals"
-	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/backup"
 	"github.com/codexhost/codexhost/runtime/codexsetup"
 	"github.com/codexhost/codexhost/runtime/compat"
@@ -38,9 +37,4 @@ func (h *Host) newRoutes() *route.Table {
 		codex.Routes(),                           // codex.status, codex.install
 		approvals.Routes(h.approvals, h.threads), // approval.*
 	)
-}
-
-// codexSearch is where this runtime's App Servers look for codex.
-func (h *Host) codexSearch(configured string, lookup func(string) string) appserver.Search {
-	return codexsetup.Search(h.opts.Home, h.opts.Version, configured, lookup)
 }

@@ -61,7 +61,7 @@ func (h *Host) wire() {
 				fmt.Fprintf(o.Log, "approval %s: %v\n", id, err)
 			}
 		}})
-	h.fleet = fleet.New(fleet.Options{Home: o.Home, Environ: o.Environ, OneShot: o.OneShot, Config: h.config, Start: h.appServerStart,
+	h.fleet = fleet.New(fleet.Options{Home: o.Home, Environ: o.Environ, OneShot: o.OneShot, Config: h.config, Start: h.launch.Start,
 		Links: h.supervise, Approvals: h.approvals, Now: o.Now, Log: o.Log,
 		Archived: func(ctx context.Context, id model.ThreadID) *model.MarkerCleanup {
 			h.agents.End(id)
@@ -82,7 +82,7 @@ func (h *Host) startSupervision(cfg *config.Config, appEnv []string, logDir stri
 		Dir: filepath.Join(h.opts.Home, supervise.DirName),
 		StartNative: func(hostID, home string, onEvent func(harness.Event)) *harness.Native {
 			logName := filepath.Join(logDir, "app-server-supervise-"+strings.ReplaceAll(hostID, ":", "-")+".log")
-			return harness.NewNative(harness.NativeOptions{Start: h.appServerStart(codexBin, harness.WithVar(appEnv, "CODEX_HOME", home), logName),
+			return harness.NewNative(harness.NativeOptions{Start: h.launch.Start(codexBin, harness.WithVar(appEnv, "CODEX_HOME", home), logName),
 				OnEvent: onEvent, Now: h.opts.Now})
 		}})
 }
