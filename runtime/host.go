@@ -85,7 +85,7 @@ type Host struct {
 
 	launch codexsetup.Launcher // how this runtime's App Servers start
 
-	harnesses map[string]harness.Harness
+	harnesses harness.Set // set once the host holds its home (startHarnesses)
 	native    *harness.Native
 	// nativeEnv is the environment the native App Server starts with (a provider profile's
 	// key must be in it).
@@ -193,7 +193,7 @@ func (h *Host) takeStore(st *store.Store) error {
 	if h.opts.AppServer && h.native != nil {
 		h.stopPrestart = h.native.Prestart(prestartTimeout)
 	}
-	h.threads.Start(threads.Deps{Store: h.store, Harnesses: harnessRegistry{h}})
+	h.threads.Start(threads.Deps{Store: h.store, Harnesses: h.harnesses})
 	sweep, stop := context.WithCancel(context.Background())
 	h.stopApprovals = stop
 	// Each approval lost is announced as it is restored, which starts the look-up of its
@@ -212,7 +212,7 @@ func (h *Host) takeStore(st *store.Store) error {
 func (h *Host) startHarnesses(endpoint string) error {
 	cfg := h.config()
 	conn := harness.Env{CLIPath: h.opts.CLIPath, Endpoint: endpoint, Tokens: h.agents}
-	h.harnesses = map[string]harness.Harness{}
+	h.harnesses = harness.Set{}
 
 	// The App Server sees a whitelist of our environment plus the three connection parameters,
 	// with a token that proves no thread (harness.Tokens.ForProcess): every other CODEXHOST_*

@@ -15,7 +15,7 @@ func (h *Host) newMarkers() *marker.Service {
 
 // startMarkers opens the marker engine and resumes the runs the last runtime left.
 func (h *Host) startMarkers() error {
-	return h.markers.Start(marker.Deps{Store: h.store, Harnesses: harnessRegistry{h}, Watch: h.watch})
+	return h.markers.Start(marker.Deps{Store: h.store, Harnesses: h.harnesses, Watch: h.watch})
 }
 
 // Markers is the host's marker capability (for in-process callers such as tests).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -93,33 +92,6 @@ func (h *Host) Threads() *threads.Service { return h.threads }
 // Native is the host's Codex harness, running once the host holds its home (for in-process
 // callers such as tests).
 func (h *Host) Native() *harness.Native { return h.native }
-
-// harnessRegistry is the host's harnesses as the thread capability and the marker wiring see
-// them.
-type harnessRegistry struct{ h *Host }
-
-func (r harnessRegistry) Harness(name string) (harness.Harness, bool) {
-	hs, ok := r.h.harnesses[name]
-	return hs, ok
-}
-
-func (r harnessRegistry) Native() *harness.Native { return r.h.native }
-
-// Names lists the registered harnesses, native first, then by name.
-func (r harnessRegistry) Names() []string {
-	names := make([]string, 0, len(r.h.harnesses))
-	for name := range r.h.harnesses {
-		names = append(names, name)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		a, b := names[i], names[j]
-		if (a == model.NativeHarness) != (b == model.NativeHarness) {
-			return a == model.NativeHarness
-		}
-		return a < b
-	})
-	return names
-}
 
 // WarmCatalog starts reading the catalog's hosts ahead in the background, so that the first
 // search of a lasting runtime (serve) is served from memory. Runtimes of one command skip it.
