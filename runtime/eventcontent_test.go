@@ -94,7 +94,7 @@ func TestThreadDeltaReachesOnlyWhoMayReadTheText(t *testing.T) {
 	ready := make(chan struct{})
 	go func() {
 		for {
-			th.publish(api.Event{Type: api.EventThreadProgress, Thread: "ready", TurnID: "ready"})
+			th.events.Publish(api.Event{Type: api.EventThreadProgress, Thread: "ready", TurnID: "ready"})
 			select {
 			case <-ready:
 				return
@@ -108,7 +108,7 @@ func TestThreadDeltaReachesOnlyWhoMayReadTheText(t *testing.T) {
 	th.onHarnessEvent(harness.Event{Thread: model.ThreadID(aID), Status: model.ThreadActive, TurnID: "t1",
 		Delta: &harness.Delta{ItemID: "msg_1", Text: "the secret text", Seq: 1}})
 	for _, id := range []string{aID, bID, probes[3].marker} {
-		th.publish(api.Event{Type: api.EventThreadProgress, Thread: id, TurnID: markerTurn})
+		th.events.Publish(api.Event{Type: api.EventThreadProgress, Thread: id, TurnID: markerTurn})
 	}
 	want := map[string]bool{"owner": true, "operator": true, "owner via follower": true, "operator via follower": true}
 	for _, p := range probes {

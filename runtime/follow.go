@@ -30,7 +30,7 @@ func OpenOrFollow(ctx context.Context, opts Options) (*Host, error) {
 	if err := h.listen(); err != nil {
 		return nil, err
 	}
-	f := follow.New(api.UnixEndpoint(filepath.Join(h.opts.Home, SocketName)), h.publish)
+	f := follow.New(api.UnixEndpoint(filepath.Join(h.opts.Home, SocketName)), h.events.Publish)
 	h.follower.Store(f)
 	fctx, cancel := context.WithCancel(context.Background())
 	h.stopFollow, h.followDone = cancel, make(chan struct{})

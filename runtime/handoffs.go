@@ -21,6 +21,6 @@ func (h *Host) newHandoffs() *handoff.Capability {
 			bin, _ := appserver.Locate(h.launch.Search(h.config().CodexBin))
 			return bin
 		},
-		Subscribe: h.Subscribe, Publish: h.publish, Now: h.opts.Now, After: h.opts.TaskAfter, Log: h.opts.Log,
+		Subscribe: h.Subscribe, Publish: h.events.Publish, Now: h.opts.Now, After: h.opts.TaskAfter, Log: h.opts.Log,
 	})
 }

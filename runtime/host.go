@@ -93,9 +93,7 @@ type Host struct {
 	// stopPrestart ends and waits for the App Server start begun with the runtime.
 	stopPrestart func()
 
-	subMu sync.Mutex
-	subs  map[int]func(api.Event)
-	subID int
+	events api.Hub // the runtime's events, to every subscriber
 
 	watch     *watch.Engine
 	stopWatch context.CancelFunc
@@ -151,7 +149,7 @@ func newHost(opts Options) *Host {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	h := &Host{opts: opts, runtimeToken: config.NewToken(), agents: harness.NewTokens(), subs: map[int]func(api.Event){},
+	h := &Host{opts: opts, runtimeToken: config.NewToken(), agents: harness.NewTokens(),
 		promoted: make(chan error, 1)}
 	h.live = config.NewLive(opts.Home, h.logf)
 	h.launch = codexsetup.Launcher{Home: opts.Home, Version: opts.Version, Lookup: envLookup(opts.Environ)}
@@ -348,19 +346,7 @@ func (h *Host) logf(format string, args ...any) {
 func (h *Host) config() *config.Config { return h.live.Get() }
 
 // Subscribe registers fn for runtime events until ctx ends.
-func (h *Host) Subscribe(ctx context.Context, fn func(api.Event)) {
-	h.subMu.Lock()
-	h.subID++
-	id := h.subID
-	h.subs[id] = fn
-	h.subMu.Unlock()
-	go func() {
-		<-ctx.Done()
-		h.subMu.Lock()
-		delete(h.subs, id)
-		h.subMu.Unlock()
-	}()
-}
+func (h *Host) Subscribe(ctx context.Context, fn func(api.Event)) { h.events.Subscribe(ctx, fn) }
 
 // SubscribeCaller registers fn for the events caller may see: everything for agents and
 // operators; for a client without operator.read, the events of its own principal's threads
@@ -397,25 +383,13 @@ func (h *Host) SubscribeCaller(ctx context.Context, caller api.Caller, fn func(a
 	})
 }
 
-func (h *Host) publish(ev api.Event) {
-	h.subMu.Lock()
-	fns := make([]func(api.Event), 0, len(h.subs))
-	for _, fn := range h.subs {
-		fns = append(fns, fn)
-	}
-	h.subMu.Unlock()
-	for _, fn := range fns {
-		fn(ev)
-	}
-}
-
 // onHarnessEvent keeps records in step with threads and fans the change out, under the
 // supervised id too when the thread is a supervised thread's canonical one.
 func (h *Host) onHarnessEvent(ev harness.Event) {
 	if d := ev.Delta; d != nil {
 		// A fragment of assistant text touches no record and no watch, and never enters the
 		// store; who receives it: runtime/api/eventcontent.go.
-		h.publish(api.DeltaEvent(string(ev.Thread), ev.Status, ev.TurnID, api.ThreadDelta{ItemID: d.ItemID, Text: d.Text, Seq: d.Seq}))
+		h.events.Publish(api.DeltaEvent(string(ev.Thread), ev.Status, ev.TurnID, api.ThreadDelta{ItemID: d.ItemID, Text: d.Text, Seq: d.Seq}))
 		h.supervise.OnEvent(ev)
 		return
 	}
@@ -432,7 +406,7 @@ func (h *Host) onHarnessEvent(ev harness.Event) {
 	}
 	if ev.Progress {
 		// Only the transcript changed: no record to update and no stop to evaluate.
-		h.publish(api.Event{Type: api.EventThreadProgress, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID})
+		h.events.Publish(api.Event{Type: api.EventThreadProgress, Thread: string(ev.Thread), Status: ev.Status, TurnID: ev.TurnID})
 	} else {
 		ev.At = eventTime(ev, h.opts.Now) // one time for the delegation, the records and the watches
 		if status := delegationStatus(ev.TurnStatus); status != "" {
@@ -463,7 +437,7 @@ func (h *Host) recordEvent(thread model.ThreadID, ev harness.Event) {
 	if h.watch != nil {
 		h.watch.OnEvent(thread, ev.Status, ev.TurnStatus)
 	}
-	h.publish(api.Event{Type: api.EventThreadStatus, Thread: string(thread), Status: ev.Status, TurnID: ev.TurnID, TurnStatus: ev.TurnStatus})
+	h.events.Publish(api.Event{Type: api.EventThreadStatus, Thread: string(thread), Status: ev.Status, TurnID: ev.TurnID, TurnStatus: ev.TurnStatus})
 }
 
 func eventTime(ev harness.Event, now func() time.Time) time.Time {

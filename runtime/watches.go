@@ -23,10 +23,10 @@ func (h *Host) startWatches() error {
 		MessageDir: filepath.Join(h.opts.Home, "messages"),
 		Usage:      h.threads.UsageOf,
 		OnClientEvent: func(client string) {
-			h.publish(api.Event{Type: api.EventClientLog, Thread: client})
+			h.events.Publish(api.Event{Type: api.EventClientLog, Thread: client})
 		},
 		OnChange: func(w model.Watch) {
-			h.publish(api.Event{Type: api.EventWatchState, Thread: string(w.Thread), Status: w.State})
+			h.events.Publish(api.Event{Type: api.EventWatchState, Thread: string(w.Thread), Status: w.State})
 		},
 	})
 	if err != nil {

@@ -29,11 +29,11 @@ func (h *Host) wire() {
 	h.auth = &auth.Authenticator{RuntimeToken: h.runtimeToken, Agents: h.agents, Config: h.live.Current}
 	h.node = nodeserve.New(nodeserve.Options{Native: nativeOfHost{h}, Config: h.config, Lookup: envLookup(o.Environ),
 		Home: o.Home, Version: o.Version, Now: o.Now})
-	h.supervise = supervise.New(supervise.Options{Record: h.recordEvent, Publish: h.publish, Usage: h.recordUsage,
+	h.supervise = supervise.New(supervise.Options{Record: h.recordEvent, Publish: h.events.Publish, Usage: h.recordUsage,
 		UsageOf:  func(id model.ThreadID) *model.Usage { return h.threads.UsageOf(id) },
 		Decorate: func(info *model.ThreadInfo) { h.threads.Decorate(info) }, Now: o.Now, Log: o.Log})
 	h.threads = threads.New(threads.Options{Supervised: h.supervise, Watch: func() *watch.Engine { return h.watch },
-		Subscribe: h.Subscribe, Publish: h.publish, Config: h.config, OnCancel: func(id model.ThreadID) { h.markers.AuthorCancelled(id) }, Now: o.Now, Log: o.Log,
+		Subscribe: h.Subscribe, Publish: h.events.Publish, Config: h.config, OnCancel: func(id model.ThreadID) { h.markers.AuthorCancelled(id) }, Now: o.Now, Log: o.Log,
 		Approvals: func(thread string) []model.Approval { return h.approvals.OfThread(thread) }})
 	// Every change of an approval is published under the asking thread, so only who may see
 	// the thread sees it.
@@ -42,7 +42,7 @@ func (h *Host) wire() {
 	h.approvals = approvals.New(approvals.Options{Now: o.Now,
 		Policy: func() (string, time.Duration) { c := h.config().Approvals; return c.Owner, c.Timeout.Duration },
 		OnChange: func(a model.Approval) {
-			h.publish(api.Event{Type: api.EventApproval, Thread: a.ThreadID, Status: a.State, TurnID: a.TurnID, Approval: &a})
+			h.events.Publish(api.Event{Type: api.EventApproval, Thread: a.ThreadID, Status: a.State, TurnID: a.TurnID, Approval: &a})
 			if w := h.watch; w != nil {
 				w.OnEvent(model.ThreadID(a.ThreadID), model.ThreadActive, "") // watches on approval
 			}
