@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codexhost/codexhost/internal/codextest"
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )

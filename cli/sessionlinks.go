@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/codexhost/codexhost/internal/opview"
+	"github.com/codexhost/codexhost/internal/face/opview"
 	"github.com/codexhost/codexhost/runtime/api"
 )
 

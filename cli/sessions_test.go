@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codexhost/codexhost/internal/codexfixture"
-	"github.com/codexhost/codexhost/internal/codextest"
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/codexfixture"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime"
 	"github.com/codexhost/codexhost/runtime/api"

@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/codexhost/codexhost/internal/codextest"
-	"github.com/codexhost/codexhost/internal/fakemodel"
-	"github.com/codexhost/codexhost/internal/opview"
+	"github.com/codexhost/codexhost/internal/face/opview"
 	"github.com/codexhost/codexhost/internal/termsafe"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )

@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
-	"github.com/codexhost/codexhost/internal/codextest"
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 	"github.com/codexhost/codexhost/keymap"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/themes"

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/codexhost/codexhost/internal/agentskill"
-	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
 	"github.com/codexhost/codexhost/runtime/appserver"
 )
 

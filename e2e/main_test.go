@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codexhost/codexhost/internal/codextest"
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 )
 
 // testVersion is stamped into the binary under test, so that a version it prints can only

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codexhost/codexhost/internal/codexfixture"
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/codexfixture"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 	"github.com/codexhost/codexhost/runtime/mcp"
 )
 

@@ -6,8 +6,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/codexhost/codexhost/internal/codexfixture"
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/codexfixture"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 )
 
 // Paired nodes end to end: a gateway and two nodes, each a `codexhost serve --listen` of its

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 )
 
 // BenchmarkThreadToolsInTurn times one call as the model sees it, from the request that asks

@@ -5,7 +5,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/codexhost/codexhost/internal/codexfixture"
+	"github.com/codexhost/codexhost/internal/testkit/codexfixture"
 )
 
 type usageTokens struct {

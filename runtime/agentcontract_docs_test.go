@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codexhost/codexhost/internal/codexfixture"
+	"github.com/codexhost/codexhost/internal/testkit/codexfixture"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )

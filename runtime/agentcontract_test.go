@@ -3,7 +3,7 @@ package runtime
 import (
 	"testing"
 
-	"github.com/codexhost/codexhost/internal/codexfixture"
+	"github.com/codexhost/codexhost/internal/testkit/codexfixture"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )

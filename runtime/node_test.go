@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codexhost/codexhost/internal/codexfixture"
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/codexfixture"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"

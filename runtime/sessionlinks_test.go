@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/codexhost/codexhost/internal/codexfixture"
+	"github.com/codexhost/codexhost/internal/testkit/codexfixture"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/catalog"

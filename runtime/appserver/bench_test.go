@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
 )
 
 var (

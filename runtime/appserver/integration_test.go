@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codexhost/codexhost/internal/codextest"
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 )
 
 // These tests drive the real `codex app-server` against the loopback fake model.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
 )

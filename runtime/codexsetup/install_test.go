@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/appserver"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
 )
 
 // sandboxFixture is a project root with a project, and homes holding real secrets outside

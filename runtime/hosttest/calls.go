@@ -13,7 +13,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 
-	"github.com/codexhost/codexhost/internal/codexfixture"
+	"github.com/codexhost/codexhost/internal/testkit/codexfixture"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/store"

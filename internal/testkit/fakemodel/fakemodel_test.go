@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 )
 
 // body builds a request shaped like Codex's: instructions, context blobs as

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
 	"github.com/codexhost/codexhost/runtime/appserver"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codexhost/codexhost/internal/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
 )
 
 func TestEnvIsMinimal(t *testing.T) {

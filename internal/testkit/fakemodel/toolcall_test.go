@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 )
 
 // toolBody is a request like Codex's: the user text, the tools offered, and optionally the
