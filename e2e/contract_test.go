@@ -295,6 +295,7 @@ var driftExempt = map[string]string{
 	"Approval.outcome":            "approvals of native threads (e2e: TestApprovalDecisionsShowInTheTranscript, approvals_takeover_test.go)",
 	"Approval.reasked":            "approvals of native threads (e2e: TestApprovalDecisionsShowInTheTranscript, approvals_takeover_test.go)",
 	"Approval.reason":             "approvals of native threads (e2e: TestApprovalDecisionsShowInTheTranscript, approvals_takeover_test.go)",
+	"Approval.server":             "approvals of MCP tool calls (harness: TestMCPToolCallElicitationsAreHeldAsApprovals)",
 	"Approval.state":              "approvals of native threads (e2e: TestApprovalDecisionsShowInTheTranscript, approvals_takeover_test.go)",
 	"Approval.threadId":           "approvals of native threads (e2e: TestApprovalDecisionsShowInTheTranscript, approvals_takeover_test.go)",
 	"Approval.turnId":             "approvals of native threads (e2e: TestApprovalDecisionsShowInTheTranscript, approvals_takeover_test.go)",
