@@ -17,7 +17,7 @@ type testVars struct {
 }
 
 // setenv sets key for the commands this test runs, as t.Setenv would for the process.
-func setenv(t *testing.T, key, value string) {
+func setenv(t testing.TB, key, value string) {
 	t.Helper()
 	v, loaded := testEnvs.LoadOrStore(t, &testVars{vars: map[string]string{}})
 	if !loaded {
@@ -30,7 +30,7 @@ func setenv(t *testing.T, key, value string) {
 }
 
 // testEnv is the process's environment with this test's variables over it.
-func testEnv(t *testing.T) env {
+func testEnv(t testing.TB) env {
 	v, ok := testEnvs.Load(t)
 	if !ok {
 		return processEnv
@@ -46,4 +46,4 @@ func testEnv(t *testing.T) env {
 }
 
 // testCtx carries this test's environment to what a command would be given.
-func testCtx(t *testing.T) context.Context { return withEnv(context.Background(), testEnv(t)) }
+func testCtx(t testing.TB) context.Context { return withEnv(context.Background(), testEnv(t)) }

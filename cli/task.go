@@ -46,7 +46,7 @@ func newTaskStartCmd() *cobra.Command {
 	o := operatorCommand{timeoutMs: 60000, timeoutMsTaken: true}
 	var p api.TaskStartParams
 	cmd := &cobra.Command{
-		Use:   "start (--handoff ID | --task TEXT (--project-path P | --workspace W)) [--confirm-high-risk] [--timeout-ms N] [--provider NAME] [--json]",
+		Use:   "start (--handoff ID | --task TEXT (--project-path P | --workspace W)) [--confirm-high-risk] [--timeout-ms N] [--provider NAME] [--approval POLICY] [--json]",
 		Short: "Start a task from a handoff (or from a task text, which gets read and write at medium risk)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -66,6 +66,7 @@ func newTaskStartCmd() *cobra.Command {
 	f.BoolVar(&p.ConfirmHighRisk, "confirm-high-risk", false, "confirm a task that would wait for the operator (operator only; grants a high-risk one the network)")
 	f.Int64Var(&p.TimeoutMs, "timeout-ms", 0, "interrupt the turn after this many ms, 1000 to 600000 (default 300000)")
 	f.StringVar(&p.Provider, "provider", "", "a [handoff.providers] profile")
+	f.StringVar(&p.Approval, "approval", "", "`POLICY`: Codex approval policy of the task's thread: never (default), untrusted or on-request, at most [handoff] max_approval; its requests wait in `codexhost approvals`")
 	return cmd
 }
 

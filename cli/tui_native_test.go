@@ -32,7 +32,7 @@ import (
 // key press show. The output is kept whole, so a frame that arrived together with an earlier
 // one is never missed.
 type appDriver struct {
-	t    *testing.T
+	t    testing.TB
 	tm   *teatest.TestModel
 	app  *ui.App
 	all  bytes.Buffer
@@ -319,7 +319,7 @@ func fleetColumn(view string) string {
 
 // appOn opens an operator session on home (embedding a runtime when none holds it) and
 // drives the terminal app on it at w×h, feeding it the runtime's events as they come.
-func appOn(t *testing.T, ctx context.Context, home string, w, h int, grace time.Duration) (*appDriver, *operatorSession, keymap.KeyMap) {
+func appOn(t testing.TB, ctx context.Context, home string, w, h int, grace time.Duration) (*appDriver, *operatorSession, keymap.KeyMap) {
 	t.Helper()
 	s, err := openOperator(ctx, home, operatorCommand{}, nil)
 	if err != nil {

@@ -118,7 +118,7 @@ func appHome(t *testing.T) (home string, host *runtime.Host) {
 }
 
 // appHomeWith is appHome with the runtime's process environment given.
-func appHomeWith(t *testing.T, environ []string) (home string, host *runtime.Host) {
+func appHomeWith(t testing.TB, environ []string) (home string, host *runtime.Host) {
 	t.Helper()
 	home, err := os.MkdirTemp("", "chu")
 	if err != nil {
@@ -144,7 +144,7 @@ func appHomeWith(t *testing.T, environ []string) (home string, host *runtime.Hos
 	return home, serveRuntime(t, home, environ)
 }
 
-func delegate(t *testing.T, s *operatorSession, p api.DelegateStartParams) string {
+func delegate(t testing.TB, s *operatorSession, p api.DelegateStartParams) string {
 	t.Helper()
 	var res api.DelegateStartResult
 	if err := s.Call(context.Background(), api.MethodDelegateStart, p, &res); err != nil {
@@ -344,7 +344,7 @@ type keymapBinding interface{ Keys() []string }
 var _ tea.Model = (*ui.App)(nil)
 
 // serveRuntime opens a runtime on home with environ and serves it until the test ends.
-func serveRuntime(t *testing.T, home string, environ []string) *runtime.Host {
+func serveRuntime(t testing.TB, home string, environ []string) *runtime.Host {
 	t.Helper()
 	host, err := runtime.Open(context.Background(), runtime.Options{Home: home, CLIPath: "/bin/false", Environ: environ})
 	if err != nil {

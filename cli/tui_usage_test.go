@@ -50,7 +50,7 @@ func (c *countingRuntime) CallEvents(ctx context.Context, method string, params,
 }
 
 // waitThread waits until a thread's turn stopped.
-func waitThread(t *testing.T, s *operatorSession, id string) {
+func waitThread(t testing.TB, s *operatorSession, id string) {
 	t.Helper()
 	var res api.ThreadReadResult
 	p := api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: api.WaitMs(30000)}

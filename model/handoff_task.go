@@ -60,9 +60,11 @@ type TaskRecord struct {
 	Network    bool     `json:"network,omitempty"`
 	Goal       bool     `json:"goal,omitempty"`
 	Provider   string   `json:"provider,omitempty"` // the profile's name
-	TurnID     string   `json:"turnId,omitempty"`
-	TimeoutMs  int64    `json:"timeoutMs"`
-	StartedBy  string   `json:"startedBy,omitempty"`
+	// Approval is the thread's approval policy ("" is never).
+	Approval  string `json:"approval,omitempty"`
+	TurnID    string `json:"turnId,omitempty"`
+	TimeoutMs int64  `json:"timeoutMs"`
+	StartedBy string `json:"startedBy,omitempty"`
 	// ConfirmedBy is who confirmed a high-risk task; CancelledBy who cancelled it.
 	ConfirmedBy string `json:"confirmedBy,omitempty"`
 	CancelledBy string `json:"cancelledBy,omitempty"`

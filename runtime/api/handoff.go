@@ -99,6 +99,9 @@ type TaskStartParams struct {
 	ConfirmHighRisk bool   `json:"confirmHighRisk,omitempty"`
 	TimeoutMs       int64  `json:"timeoutMs,omitempty"`
 	Provider        string `json:"provider,omitempty"` // a [handoff.providers.NAME] profile
+	// Approval is the task thread's approval policy (model.ApprovalPolicies; "" is never),
+	// at most [handoff] max_approval.
+	Approval string `json:"approval,omitempty"`
 }
 
 // TaskInfo is a task's state with its linked handoff.
@@ -117,6 +120,7 @@ type TaskInfo struct {
 	Network     bool            `json:"network"`
 	Goal        bool            `json:"goal,omitempty"`
 	Provider    string          `json:"provider,omitempty"`
+	Approval    string          `json:"approval,omitempty"` // the thread's approval policy; absent is never
 	TimeoutMs   int64           `json:"timeoutMs"`
 	Reason      string          `json:"reason,omitempty"`
 	StartedBy   string          `json:"startedBy,omitempty"`

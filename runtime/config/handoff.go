@@ -25,6 +25,18 @@ type Handoff struct {
 	// confirmation; the risk is the declared level raised to the floor of what the handoff
 	// asks (runtime/handoff). Empty means DefaultAutoStartMaxRisk.
 	AutoStartMaxRisk string `toml:"auto_start_max_risk,omitempty"`
+	// MaxApproval is the widest approval policy a task may ask for (model.ApprovalWithin's
+	// order: never < untrusted < on-request). Empty means never: a task's commands never
+	// leave its sandbox, and no task asks a person.
+	MaxApproval string `toml:"max_approval,omitempty"`
+}
+
+// MaxApprovalOrNever is max_approval with its default.
+func (h Handoff) MaxApprovalOrNever() string {
+	if h.MaxApproval == "" {
+		return model.ApprovalNever
+	}
+	return h.MaxApproval
 }
 
 // DefaultAutoStartMaxRisk starts only read-only handoffs without test commands at once.
@@ -120,6 +132,10 @@ func (c *Config) validateHandoff() error {
 	if hc.AutoStartMaxRisk != "" && !slices.Contains(model.HandoffRisks, hc.AutoStartMaxRisk) {
 		return model.Errorf(model.CodeInvalidArgument, "use auto_start_max_risk = "+strings.Join(model.HandoffRisks, ", ")+" (default low)",
 			"config: handoff.auto_start_max_risk %q is not a risk level", hc.AutoStartMaxRisk)
+	}
+	if a := hc.MaxApproval; a != "" && !slices.Contains(model.ApprovalPolicies, a) {
+		return model.Errorf(model.CodeInvalidArgument, "use max_approval = "+strings.Join(model.ApprovalPolicies, ", ")+" (default never)",
+			"config: handoff.max_approval %q is not an approval policy", a)
 	}
 	for name, p := range hc.Providers {
 		if err := validateProvider(name, p); err != nil {

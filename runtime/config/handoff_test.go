@@ -25,6 +25,7 @@ allowed_project_roots = ["/srv/projects"]
 skill_roots = ["/srv/skills"]
 deny_globs = ["**/.env", "**/*.pem", "**/.ssh/**"]
 auto_start_max_risk = "medium"
+max_approval = "untrusted"
 [handoff.workspaces]
 docs = "/srv/projects/docs"
 [handoff.providers.local]
@@ -39,11 +40,15 @@ model = "qwen"
 	}
 	h := cfg.Handoff
 	if len(h.AllowedProjectRoots) != 1 || h.Workspaces["docs"] != "/srv/projects/docs" || len(h.DenyGlobs) != 3 ||
-		h.Providers["local"].EnvKey != "LOCAL_API_KEY" || h.Providers["plain"].EffectiveKind() != ProviderCodex || h.AutoStartMax() != model.RiskMedium {
+		h.Providers["local"].EnvKey != "LOCAL_API_KEY" || h.Providers["plain"].EffectiveKind() != ProviderCodex || h.AutoStartMax() != model.RiskMedium ||
+		h.MaxApprovalOrNever() != model.ApprovalUntrusted {
 		t.Fatalf("decoded %+v", h)
 	}
 	if (Handoff{}).AutoStartMax() != model.RiskLow {
 		t.Fatal("auto_start_max_risk does not default to low")
+	}
+	if (Handoff{}).MaxApprovalOrNever() != model.ApprovalNever {
+		t.Fatal("max_approval does not default to never")
 	}
 }
 
@@ -60,6 +65,7 @@ func TestHandoffConfigRefusals(t *testing.T) {
 		{"provider env key value", "[handoff.providers.x]\nenv_key = \"sk-live-123\"", "env_key is not a variable name"},
 		{"provider name", "[handoff.providers.X]\n", "invalid provider name"},
 		{"auto start risk", "[handoff]\nauto_start_max_risk = \"none\"", `handoff.auto_start_max_risk "none" is not a risk level`},
+		{"max approval", "[handoff]\nmax_approval = \"always\"", `handoff.max_approval "always" is not an approval policy`},
 		{"unknown key", "[handoff]\nallowed_roots = [\"/a\"]", "unknown keys"},
 	}
 	for _, tc := range cases {

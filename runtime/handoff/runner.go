@@ -13,7 +13,7 @@ type ThreadSpec struct {
 	// Sandbox is thread/start's legacy sandbox; tasks leave it empty and set a permission
 	// profile in Config instead (see Sandbox.threadConfig).
 	Sandbox       string
-	Approval      string // always "never": nothing outside the sandbox is ever approved
+	Approval      string // never, unless the task asked for a policy within [handoff] max_approval
 	Model         string
 	ModelProvider string
 	Config        map[string]any

@@ -21,7 +21,7 @@ const (
 func (s *Service) info(rec model.TaskRecord) api.TaskInfo {
 	info := api.TaskInfo{TaskID: string(rec.ID), Link: rec.ID.Link(), Status: rec.Status, HandoffID: rec.HandoffID, Handoff: s.linked(rec.HandoffID),
 		RiskLevel: rec.Risk, RiskFloor: rec.RiskFloor, HeldBecause: rec.Held, Operations: rec.Operations, Root: rec.Root, Sandbox: rec.Sandbox, Network: rec.Network, Goal: rec.Goal,
-		Provider: rec.Provider, TimeoutMs: rec.TimeoutMs, Reason: rec.Reason, StartedBy: rec.StartedBy, ConfirmedBy: rec.ConfirmedBy,
+		Provider: rec.Provider, Approval: rec.Approval, TimeoutMs: rec.TimeoutMs, Reason: rec.Reason, StartedBy: rec.StartedBy, ConfirmedBy: rec.ConfirmedBy,
 		CancelledBy: rec.CancelledBy, Replaces: string(rec.Replaces), ReplacedBy: string(rec.ReplacedBy), CreatedAt: rec.CreatedAt, StartedAt: rec.StartedAt, Deadline: rec.Deadline, EndedAt: rec.EndedAt}
 	var res resultFile
 	if readJSON(s.files.resultPath(rec.ID), &res) == nil {

@@ -25,6 +25,9 @@ func (r taskRunner) StartThread(ctx context.Context, s ThreadSpec) (model.Thread
 		child.Client = s.Caller.Client
 	case s.Caller.Thread != "":
 		r.parent(ctx, model.ThreadID(s.Caller.Thread), &child)
+		if err := r.withinAuthor(child, s.Approval); err != nil {
+			return "", "", err
+		}
 	}
 	started, err := r.c.w.Threads.StartChild(ctx, child)
 	var failed *threads.ChildError
@@ -46,6 +49,24 @@ func (r taskRunner) parent(ctx context.Context, id model.ThreadID, child *thread
 	if o, err := r.c.w.Store().Origin(id); err == nil {
 		child.Refs = o.Refs
 	}
+}
+
+// withinAuthor refuses a task of a native agent thread whose approval policy is wider than
+// its author's: capability never widens through delegation (model.ApprovalWithin).
+func (r taskRunner) withinAuthor(child threads.Child, approval string) error {
+	if child.ParentHarness != model.NativeHarness || approval == model.ApprovalNever {
+		return nil
+	}
+	pol, _ := r.c.w.Native().PolicyOf(child.Parent)
+	author := pol.Approval
+	if author == "" {
+		author = model.ApprovalNever
+	}
+	if model.ApprovalWithin(approval, author) {
+		return nil
+	}
+	return model.Errorf(model.CodePermissionDenied, "leave approval out, or ask for one within your own: never < untrusted < on-request",
+		"thread %s runs under approval policy %q, narrower than %q", child.Parent, author, approval).WithDetail("authorApproval", author)
 }
 
 func (r taskRunner) StartTurn(ctx context.Context, id model.ThreadID, text string, policy map[string]any) (string, error) {

@@ -44,6 +44,7 @@ type plan struct {
 	place     Place
 	provider  Provider
 	timeout   time.Duration
+	approval  string // the thread's approval policy, within [handoff] max_approval
 }
 
 func checkTimeout(ms int64) (time.Duration, error) {
@@ -78,7 +79,7 @@ func (s *Service) Start(ctx context.Context, caller api.Caller, p api.TaskStartP
 	now := s.opts.Now()
 	rec := model.TaskRecord{V: 1, ID: id, HandoffID: pl.handoffID, Status: model.TaskAwaitingConfirmation, Risk: pl.handoff.RiskLevel, RiskFloor: risk.Floor,
 		Held: held, Operations: slices.Clone(pl.handoff.AllowedOperations), Root: pl.place.Root, Sandbox: threadSandbox.Mode, Goal: pl.handoff.Goal(),
-		Provider: pl.provider.Name, TimeoutMs: pl.timeout.Milliseconds(), StartedBy: CallerName(caller), CreatedAt: now, UpdatedAt: now}
+		Provider: pl.provider.Name, Approval: pl.approval, TimeoutMs: pl.timeout.Milliseconds(), StartedBy: CallerName(caller), CreatedAt: now, UpdatedAt: now}
 	if held != "" && !confirmed {
 		rec.Reason = held
 	}
@@ -87,7 +88,7 @@ func (s *Service) Start(ctx context.Context, caller api.Caller, p api.TaskStartP
 	}
 	s.trace(TraceEntry{Event: "created", Task: id, Handoff: pl.handoffID, By: rec.StartedBy,
 		Details: map[string]any{"risk": rec.Risk, "riskFloor": risk.Floor, "asks": risk.Asks, "operations": rec.Operations, "root": rec.Root,
-			"sandbox": threadSandbox.Mode, "appliedSandbox": applied, "provider": pl.provider.Trace()}})
+			"sandbox": threadSandbox.Mode, "appliedSandbox": applied, "provider": pl.provider.Trace(), "approval": pl.approvalPolicy()}})
 	if held != "" && !confirmed {
 		return api.TaskStartResult{}, s.heldError(pl.handoffID, id, risk, held)
 	}
@@ -101,7 +102,7 @@ func (s *Service) startThread(ctx context.Context, caller api.Caller, pl plan) (
 	threadSandbox := DeriveSandbox(pl.handoff, pl.place.Dir, false)
 	// The thread never gets the network from thread/start: a confirmed turn gets it from its
 	// own turn/start policy, so a thread held for confirmation has none.
-	spec := ThreadSpec{Cwd: pl.place.Dir, Approval: "never", Config: threadSandbox.threadConfig(s.hidden()), Goal: pl.handoff.Goal(), Caller: caller,
+	spec := ThreadSpec{Cwd: pl.place.Dir, Approval: pl.approvalPolicy(), Config: threadSandbox.threadConfig(s.hidden()), Goal: pl.handoff.Goal(), Caller: caller,
 		Title: model.TaskTitle(pl.handoff.Title)}
 	pl.provider.apply(&spec)
 	id, applied, err := s.opts.Runner.StartThread(ctx, spec)
@@ -130,6 +131,9 @@ func (s *Service) plan(ctx context.Context, caller api.Caller, p api.TaskStartPa
 		return plan{}, err
 	}
 	pol := s.policy()
+	if err := checkApproval(pol, p.Approval); err != nil {
+		return plan{}, err
+	}
 	provider, err := pickProvider(pol, p.Provider)
 	if err != nil {
 		return plan{}, err
@@ -162,7 +166,39 @@ func (s *Service) plan(ctx context.Context, caller api.Caller, p api.TaskStartPa
 	if err != nil {
 		return plan{}, err
 	}
-	return plan{handoffID: hid, handoff: h, place: place, provider: provider, timeout: timeout}, nil
+	return plan{handoffID: hid, handoff: h, place: place, provider: provider, timeout: timeout, approval: approvalOrEmpty(p.Approval)}, nil
+}
+
+// checkApproval refuses an approval policy the operator does not allow tasks.
+func checkApproval(pol config.Handoff, approval string) error {
+	if approval == "" || approval == model.ApprovalNever {
+		return nil
+	}
+	if !slices.Contains(model.ApprovalPolicies, approval) {
+		return model.Errorf(model.CodeInvalidArgument, "give approval as "+strings.Join(model.ApprovalPolicies, ", ")+" (default never)", "unknown approval policy %q", approval).
+			WithDetail("field", "approval")
+	}
+	if limit := pol.MaxApprovalOrNever(); !model.ApprovalWithin(approval, limit) {
+		return model.Errorf(model.CodePermissionDenied, "leave approval out, or ask the user to raise max_approval under [handoff] in config.toml (never < untrusted < on-request)",
+			"approval policy %q is wider than [handoff] max_approval %q", approval, limit).WithDetail("maxApproval", limit)
+	}
+	return nil
+}
+
+// approvalOrEmpty records never as "" (the default).
+func approvalOrEmpty(a string) string {
+	if a == model.ApprovalNever {
+		return ""
+	}
+	return a
+}
+
+// approvalPolicy is thread/start's approvalPolicy of the plan.
+func (pl plan) approvalPolicy() string {
+	if pl.approval == "" {
+		return model.ApprovalNever
+	}
+	return pl.approval
 }
 
 func pickProvider(pol config.Handoff, name string) (Provider, error) {
@@ -294,7 +330,7 @@ func (s *Service) Confirm(ctx context.Context, caller api.Caller, p api.TaskConf
 	}
 	provider, _ := pickProvider(pol, rec.Provider)
 	s.trace(TraceEntry{Event: "confirmed", Task: rec.ID, Handoff: rec.HandoffID, By: CallerName(caller), Decision: "the operator confirmed the task", Details: map[string]any{"heldBecause": rec.Held, "network": h.RiskLevel == model.RiskHigh}})
-	pl := plan{handoffID: rec.HandoffID, handoff: h, place: place, provider: provider, timeout: time.Duration(rec.TimeoutMs) * time.Millisecond}
+	pl := plan{handoffID: rec.HandoffID, handoff: h, place: place, provider: provider, timeout: time.Duration(rec.TimeoutMs) * time.Millisecond, approval: rec.Approval}
 	info, err := s.begin(ctx, pl, rec, CallerName(caller), true)
 	if model.IsCode(err, model.CodeThreadNotFound) {
 		return s.reopen(ctx, caller, rec, pl)

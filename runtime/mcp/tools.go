@@ -26,6 +26,7 @@ type (
 		Mode        string `json:"mode,omitempty"`
 		TimeoutMs   int64  `json:"timeoutMs,omitempty"`
 		Provider    string `json:"provider,omitempty"`
+		Approval    string `json:"approval,omitempty"`
 	}
 	taskStatusArgs struct {
 		TaskID string `json:"taskId,omitempty"`
@@ -183,7 +184,8 @@ func taskStartTool() Definition {
 			str("workspace", "legacy: a workspace name of [handoff.workspaces]", 1, model.MaxWorkspaceNameChars),
 			enum("mode", "normal returns the compact task; debug returns the full task record (sandbox, provider, deadline, linked handoff)", "normal", "normal", "debug"),
 			integer("timeoutMs", "how long the turn may run before it is interrupted, 1000 to 600000 ms", 1000, 600000, 300000),
-			str("provider", "a [handoff.providers.NAME] profile of config.toml to run the task's model on (default: Codex's own provider)", 1, 64)),
+			str("provider", "a [handoff.providers.NAME] profile of config.toml to run the task's model on (default: Codex's own provider)", 1, 64),
+			enum("approval", "Codex approval policy of the task's thread (default never), allowed up to [handoff] max_approval of config.toml; its requests wait in approvals.list", "", "never", "untrusted", "on-request")),
 		runTaskStart)
 	d.Output = anyOutput(reflect.TypeFor[startedAnswer](), reflect.TypeFor[api.TaskStartResult]())
 	return d
@@ -201,7 +203,7 @@ func runTaskStart(ctx context.Context, rt Runtime, a taskStartArgs) (any, error)
 	if (a.HandoffID == "") == (a.Task == "") {
 		return nil, model.Errorf(model.CodeInvalidArgument, "pass handoffId (from handoff.create), or the legacy task with projectPath or workspace", "give exactly one of handoffId and task").WithDetail("field", "handoffId")
 	}
-	res, err := api.TaskStart.Call(ctx, rt, api.TaskStartParams{HandoffID: a.HandoffID, Task: a.Task, ProjectPath: a.ProjectPath, Workspace: a.Workspace, TimeoutMs: a.TimeoutMs, Provider: a.Provider})
+	res, err := api.TaskStart.Call(ctx, rt, api.TaskStartParams{HandoffID: a.HandoffID, Task: a.Task, ProjectPath: a.ProjectPath, Workspace: a.Workspace, TimeoutMs: a.TimeoutMs, Provider: a.Provider, Approval: a.Approval})
 	if err != nil || a.Mode == "debug" {
 		return res, err
 	}
