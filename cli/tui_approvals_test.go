@@ -9,8 +9,8 @@ import (
 
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"github.com/codexhost/codexhost/internal/codextest"
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 	"github.com/codexhost/codexhost/keymap"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 )
 
 // markerTool builds testdata/markertool, a stdio MCP server of this test whose one tool

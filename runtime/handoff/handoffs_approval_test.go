@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codexhost/codexhost/internal/fakemodel"
+	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
