@@ -2,14 +2,9 @@ package cli
 
 import (
 	"github.com/spf13/cobra"
-)
 
-// whoamiResult is who the runtime took the caller for.
-type whoamiResult struct {
-	Kind    string `json:"kind"`
-	Client  string `json:"client,omitempty"`
-	Version string `json:"version"`
-}
+	"github.com/codexhost/codexhost/runtime/api"
+)
 
 // newClientWhoamiCmd prints the caller the runtime authenticated: an external client learns
 // its own name here (the name `--notify client:NAME` and `thread list --client` take).
@@ -26,7 +21,7 @@ func newClientWhoamiCmd() *cobra.Command {
 			}
 			defer c.Close()
 			caller := c.Caller()
-			return a.out.print(cmd.OutOrStdout(), whoamiResult{Kind: caller.Kind, Client: caller.Client, Version: c.Version()})
+			return a.out.print(cmd.OutOrStdout(), api.WhoamiResult{Kind: caller.Kind, Client: caller.Client, Version: c.Version()})
 		},
 	}
 	a.register(cmd)

@@ -66,6 +66,8 @@ func compactSamples() map[string]any {
 		"thread-watch-terminal": WatchResult{ThreadID: sampleThread, State: "alreadyTerminal", Status: model.StatusCompleted, SourceTurn: sampleTurn},
 		"thread-watches":        WatchesResult{Watches: []WatchEntry{PublicWatch(watching), PublicWatch(pending)}, Watching: []model.Watch{watching}, Pending: []model.Watch{pending}, Undeliverable: []model.Watch{}},
 		"thread-watches-empty":  WatchesResult{Watches: []WatchEntry{}, Watching: []model.Watch{}, Pending: []model.Watch{}, Undeliverable: []model.Watch{}},
+		"client-whoami":         WhoamiResult{Kind: "client", Client: "ci-bot", Version: "1.4.0"},
+		"client-whoami-agent":   WhoamiResult{Kind: "runtime", Version: "1.4.0"},
 		"harness-list":          HarnessListResult{IDs: []string{"codex", "shell"}, Harnesses: []HarnessInfo{{Name: "codex", Kind: "native"}, {Name: "shell", Kind: "external"}}},
 		"harness-inspect": HarnessInspectResult{HarnessID: "shell", Kind: "external", Source: "config", Models: []HarnessModel{{ID: "small", Label: "Small", Thinking: []string{"low", "high"}, DefaultThinking: "low", IsDefault: true}},
 			DefaultModel: "small", Thinking: []string{"low", "high"}, DefaultThinking: "low", Capabilities: []string{CapabilityModels, CapabilityThinking, CapabilityRead}},

@@ -38,6 +38,7 @@ var PinnedOutputs = []AgentOutput{
 	{"thread markers", ThreadMarkersResult{}},
 	{"lineage", ThreadLineageResult{}},
 	{"client add", ClientAddResult{}},
+	{"client whoami", WhoamiResult{}},
 }
 
 // ClientAddResult is what client add prints: the new client's name and its token, shown
@@ -45,6 +46,14 @@ var PinnedOutputs = []AgentOutput{
 type ClientAddResult struct {
 	Client string `json:"client" doc:"the client's name"`
 	Token  string `json:"token" doc:"its token, printed only now"`
+}
+
+// WhoamiResult is who the runtime took the caller for: an agent (kind runtime) or a client
+// and its name, the name `--notify client:NAME` and `thread list --client` take.
+type WhoamiResult struct {
+	Kind    string `json:"kind" doc:"runtime (an agent) or client"`
+	Client  string `json:"client,omitempty" doc:"the client's name, for a client"`
+	Version string `json:"version" doc:"the runtime's version"`
 }
 
 // OutputField is one JSON key of an output object.
