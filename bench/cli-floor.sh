@@ -52,9 +52,22 @@ echo "codexhost version, $runs runs each:"
 "$BENCH_TMP/startcmp" -runs "$runs" -inittrace "base=$BENCH_TMP/codexhost-base version" "tree=$TREE version" \
   "linked=$BENCH_TMP/linked" "agentpkgs=$BENCH_TMP/agentpkgs" "hello=$BENCH_TMP/hello-world"
 echo "package inits of the tree's version, the costliest (ms, mean of 20 runs; bytes allocated):"
-for _ in $(seq 20); do GODEBUG=inittrace=1 "$TREE" version 2>&1 >/dev/null; done |
-  awk '$1 == "init" { t[$2] += $5; b[$2] += $8; n[$2]++ } END { for (p in t) printf "  %6.3f ms %8d B  %s\n", t[p] / n[p], b[p] / n[p], p }' |
+for _ in $(seq 20); do GODEBUG=inittrace=1 "$TREE" version 2>&1 >/dev/null; done >"$BENCH_TMP/inittrace"
+awk '$1 == "init" { t[$2] += $5; b[$2] += $8; n[$2]++ } END { for (p in t) printf "  %6.3f ms %8d B  %s\n", t[p] / n[p], b[p] / n[p], p }' "$BENCH_TMP/inittrace" |
   sort -rn | sed -n 1,15p # reads all its input: with pipefail, head would end the script on SIGPIPE
+# The same summed by module (the standard library as one): whose inits every call pays. Only
+# a package no longer linked stops paying them; Go runs every linked package's init.
+echo "package inits of the tree's version by module (ms per run):"
+awk '$1 == "init" {
+    split($2, e, "/")
+    if (e[1] !~ /\./ || e[1] == "vendor") m = "(standard library)"
+    else if (e[1] == "github.com" && e[3] == "codexhost") m = "(codexhost)"
+    else if (e[1] == "google.golang.org" || e[1] == "gopkg.in") m = e[1] "/" e[2]
+    else m = e[1] "/" e[2] "/" e[3]
+    t[m] += $5; all += $5
+  }
+  END { for (m in t) printf "  %6.3f ms  %s\n", t[m] / 20, m; printf "  %6.3f ms  (all)\n", all / 20 }' "$BENCH_TMP/inittrace" |
+  sort -rn | sed -n 1,16p
 
 # A second harness is the agent: the runtime accepts an agent's token only from the processes
 # it started for the thread and their descendants, so the harness runs the reads itself (a
