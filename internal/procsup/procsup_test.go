@@ -74,3 +74,39 @@ func TestStopEndsEverythingBelow(t *testing.T) {
 		}
 	}
 }
+
+// A command that ends on its own leaves nothing running: what it started in the background,
+// out of its group, comes to the supervisor and is killed before the supervisor exits.
+func TestCommandEndingAloneTakesWhatItLeft(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid on this machine")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := exec.Command("sh", "-c", "setsid sh -c 'sleep 300 & echo $! > "+pidFile+"'; exit 3")
+	ok, _, err := Wrap(cmd, Options{})
+	if !ok || err != nil {
+		t.Fatalf("Wrap: %v %v", ok, err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	CloseChildEnds(cmd)
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+		t.Fatalf("the supervisor ended with %v, want the command's exit 3", err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sleepPid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("pid file %q", b)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(sleepPid, syscall.SIGKILL) })
+	if err := syscall.Kill(sleepPid, 0); err == nil {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(sleepPid) + "/stat"); !strings.Contains(string(b), ") Z") {
+			t.Fatalf("pid %d outlived the command's supervisor", sleepPid)
+		}
+	}
+}

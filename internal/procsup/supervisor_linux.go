@@ -94,7 +94,12 @@ func (s *supervisor) reap() (none bool) {
 }
 
 // killAll kills every descendant, round after round, until the supervisor has no child left.
+// When it has none already (the command ended alone, the usual end), it reads no /proc: a
+// scan of every process on the machine, on the path of each App Server's close.
 func (s *supervisor) killAll() {
+	if s.reap() {
+		return
+	}
 	self := os.Getpid()
 	for range killRounds {
 		for _, pid := range children(self) {
