@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -50,7 +51,7 @@ func withDirLock(dir string, fn func() error) error {
 	}
 	defer f.Close()
 	fd := int(f.Fd())
-	if err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flockReleased(fd, dir); err != nil {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return heldError(dir)
 		}
@@ -58,6 +59,32 @@ func withDirLock(dir string, fn func() error) error {
 	}
 	defer func() { _ = syscall.Flock(fd, syscall.LOCK_UN) }()
 	return fn()
+}
+
+// releaseGrace bounds how long a lock whose holder has released it may still be kept.
+const releaseGrace = 2 * time.Second
+
+// flockReleased takes the directory's flock, waiting out a lock its holder has released but
+// a child still keeps: badger releases its lock by removing LOCK and closing the descriptor
+// without unlocking, so a child forked by another goroutine of this process keeps the lock
+// until it execs (the descriptor is close-on-exec). Such a lock has no LOCK file; a live
+// holder has its pid there and is reported at once.
+func flockReleased(fd int, dir string) error {
+	deadline := time.Now().Add(releaseGrace)
+	for {
+		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || !releasedLock(dir) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// releasedLock reports whether dir's lock has no holder of record: badger removes LOCK
+// before it closes the descriptor, and writes it once it holds the lock.
+func releasedLock(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "LOCK"))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // dbFiles lists the table ids and the value-log files of a database directory.

@@ -437,3 +437,49 @@ func TestBadgerOpensUnderPrivateUmask(t *testing.T) {
 		t.Errorf("badger's files under the umask window:\n%s", strings.Join(loose, "\n"))
 	}
 }
+
+// A store closed while another goroutine forks a child: badger closes its lock's descriptor
+// without unlocking, so the child's copy keeps the flock until it execs. Opening the home
+// again in that window waits the child out instead of reporting another runtime.
+func TestReopenWaitsOutALockAChildStillKeeps(t *testing.T) {
+	t.Parallel()
+	home := filepath.Join(t.TempDir(), "home")
+	s, err := Open(home, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The child's copy: a locked descriptor of the directory, as badger's was, with no LOCK
+	// file (badger removed it on release).
+	kept, err := os.Open(filepath.Join(home, DBDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(kept.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	execed := make(chan struct{})
+	go func() {
+		<-execed
+		_ = kept.Close() // the exec closes it
+	}()
+	opened := make(chan error, 1)
+	go func() {
+		s, err := Open(home, Options{})
+		if err == nil {
+			err = s.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		t.Fatalf("Open returned while the lock was kept: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(execed)
+	if err := <-opened; err != nil {
+		t.Fatalf("reopen after the child let go: %v", err)
+	}
+}
