@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +17,10 @@ import (
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 )
+
+// These tests stay beside the Host: they replace its catalog (Host.fleet) with one over App
+// Servers that answer as the test chooses, and one starts a follower runtime. The catalog
+// tests that need neither live in runtime/fleet.
 
 // listConn is an App Server that answers thread/list with a fixed page; with a gate it
 // blocks inside the call until the gate opens, as a slow or hung host does.
@@ -226,4 +233,30 @@ func TestCatalogSessionsProgressThroughAFollower(t *testing.T) {
 			break
 		}
 	}
+}
+
+func catalogIDs(ss []api.CatalogSession) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.ID)
+	}
+	return out
+}
+
+// catalogCodexProcesses lists the pids whose environment has CODEX_HOME=home.
+func catalogCodexProcesses(home string) []string {
+	var pids []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == "CODEX_HOME="+home {
+				pids = append(pids, filepath.Base(d))
+			}
+		}
+	}
+	return pids
 }

@@ -17,6 +17,11 @@ import (
 
 // These tests run the real `codex app-server` against the loopback fake model; they skip
 // (or fail with CODEXHOST_REQUIRE_CODEX=1) when Codex is not installed.
+//
+// They stay beside the Host: one compares the App Server's token with the process token the
+// Host's agent registry (Host.agents) mints, the other starts a thread on the "shell" harness
+// directly (Host.harnesses); no exported method gives either. The other native tests over a
+// whole Host live in runtime/harness (native_host_test.go).
 
 // slowTask makes the fake model stream for a minute, so the turn stays active until cancelled.
 const slowTask = "[[mode:slow]] [[delay:0.2]] [[duration:60]] keep going"
@@ -111,158 +116,6 @@ func jsonKeys(t *testing.T, raw json.RawMessage, path string) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// Scenario: S000-04
-func TestS000_04_NativeThreadsNotMadeByDelegationHaveEmptyRefs(t *testing.T) {
-	t.Parallel()
-	// An operator: listing, sending to and cancelling sessions codexhost did not start need its scopes.
-	th := newTestHost(t, hostOptions{codex: true, operators: []string{"bot"}})
-	c := th.client("bot")
-
-	// One created by a Codex process outside codexhost, one started on the harness directly.
-	outside := stored(t, th.codexHome, "made elsewhere")
-	direct := string(startNative(t, th, "made directly"))
-	waitStopped(t, c, direct)
-
-	for _, id := range []string{outside, direct} {
-		raw := callRaw(t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: id})
-		var r struct {
-			Thread map[string]json.RawMessage `json:"thread"`
-		}
-		if err := json.Unmarshal(raw, &r); err != nil {
-			t.Fatal(err)
-		}
-		if string(r.Thread["refs"]) != "[]" || r.Thread["origin"] != nil {
-			t.Fatalf("thread.read of %s: %s", id, raw)
-		}
-	}
-	// thread.list shows both (from the App Server's catalog) with an empty ref list.
-	eventually(t, "both native threads in thread.list", func() bool {
-		var res struct {
-			Threads []map[string]json.RawMessage `json:"threads"`
-		}
-		if err := json.Unmarshal(callRaw(t, c, api.MethodThreadList, api.ThreadListParams{}), &res); err != nil {
-			t.Fatal(err)
-		}
-		found := 0
-		for _, row := range res.Threads {
-			var id string
-			_ = json.Unmarshal(row["id"], &id)
-			if id == outside || id == direct {
-				if string(row["refs"]) != "[]" || row["origin"] != nil {
-					t.Fatalf("thread.list row of %s: refs %s origin %s", id, row["refs"], row["origin"])
-				}
-				found++
-			}
-		}
-		return found == 2
-	})
-}
-
-// A delegation to the native harness answers with the child, which reads at once like any
-// other thread, and runs its task.
-func TestNativeDelegationIsReadableAtOnce(t *testing.T) {
-	t.Parallel()
-	th := newTestHost(t, hostOptions{codex: true, clients: []string{"bot"}})
-	c := th.client("bot")
-	res := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "hello native", Refs: []string{refA}, Cwd: t.TempDir()})
-	id := res.Thread.ID
-	if res.Existing || res.Thread.Harness != model.NativeHarness || res.Thread.Origin == nil || res.Thread.Origin.Client != "bot" || !slices.Equal(res.Thread.Refs, []string{refA}) {
-		t.Fatalf("delegate to codex: %+v", res)
-	}
-	// No pause: the first turn has just started and may not be on disk yet.
-	r := readThread(t, c, id)
-	if r.Thread.ID != id || !slices.Equal(r.Thread.Refs, []string{refA}) {
-		t.Fatalf("read right after delegation: %+v", r.Thread)
-	}
-	done := waitStopped(t, c, id)
-	if done.Result == nil || done.Result.Status != model.TurnCompleted || done.Result.Text != "fake reply #1 to: hello native" {
-		t.Fatalf("native child result %+v", done.Result)
-	}
-	if again := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "hello native", Cwd: res.Thread.Cwd}); again.Thread.ID != id || !again.Existing {
-		t.Fatalf("repeat gave %s (existing %v)", again.Thread.ID, again.Existing)
-	}
-	// Listed once, whether found through the records or the App Server's catalog.
-	list := call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{})
-	n := 0
-	for _, row := range list.Threads {
-		if row.ID == id {
-			n++
-			if row.Origin == nil || row.Origin.Client != "bot" || !slices.Equal(row.Refs, []string{refA}) {
-				t.Fatalf("list row %+v", row)
-			}
-		}
-	}
-	if n != 1 {
-		t.Fatalf("the native child is listed %d times", n)
-	}
-}
-
-// Several native threads with active turns make a runtime caller that names no thread
-// ambiguous. With exactly one, that thread is the caller: the runtime half of S000-06 (the
-// CLI half, connecting through the whitelisted parameters, is the CLI's to test).
-// Scenario: S000-08
-// Scenario: S000-06
-func TestS000_08_SeveralActiveNativeThreadsMakeTheCallerAmbiguous(t *testing.T) {
-	t.Parallel()
-	// An operator: listing, sending to and cancelling sessions codexhost did not start need its scopes.
-	// shell is opened to sandboxed authors: the native parents run in Codex's read-only sandbox.
-	th := newTestHost(t, hostOptions{codex: true, operators: []string{"bot"}, harnesses: sandboxedCallersAllowed("shell")})
-	c, rt := th.client("bot"), th.runtimeClient()
-	cwd := t.TempDir()
-	n1 := string(startNative(t, th, slowTask+" one"))
-
-	// One active native thread: it is the caller (S000-06).
-	one := delegate(t, rt, api.DelegateStartParams{Harness: "shell", Task: "from the only running native turn", Cwd: cwd})
-	if o := one.Thread.Origin; o == nil || o.Kind != model.OriginThread || o.ParentThread != n1 {
-		t.Fatalf("caller with one active native thread: origin %+v, want parent %s", o, n1)
-	}
-	if d, err := th.Store().DelegationOfChild(model.ThreadID(one.Thread.ID)); err != nil || d.ParentThread != model.ThreadID(n1) || d.ParentHarness != "codex" {
-		t.Fatalf("delegation %+v (%v)", d, err)
-	}
-
-	n2 := string(startNative(t, th, slowTask+" two"))
-	records, files := th.threadRecords(), len(th.transcripts())
-	me := callErr(t, rt, api.MethodDelegateStart, api.DelegateStartParams{Harness: "shell", Task: "who am I", Cwd: cwd}, model.CodeParentThreadAmbiguous)
-	if !strings.Contains(me.Hint, "--parent-thread") {
-		t.Fatalf("the ambiguity does not ask for --parent-thread: %+v", me)
-	}
-	want := []string{n1, n2}
-	slices.Sort(want)
-	var active []string
-	list, _ := me.Details["activeThreads"].([]any)
-	for _, v := range list {
-		s, _ := v.(string)
-		active = append(active, s)
-	}
-	if !slices.Equal(active, want) {
-		t.Fatalf("details.activeThreads %v, want %v", me.Details["activeThreads"], want)
-	}
-	if th.threadRecords() != records || len(th.transcripts()) != files {
-		t.Fatal("an ambiguous delegation left a thread behind")
-	}
-	// Naming the parent resolves it.
-	named := delegate(t, rt, api.DelegateStartParams{Caller: api.CallerHint{ParentThread: n2}, Harness: "shell", Task: "named parent", Cwd: cwd})
-	if named.Thread.Origin == nil || named.Thread.Origin.ParentThread != n2 {
-		t.Fatalf("explicit parent: %+v", named.Thread.Origin)
-	}
-	// A client is never inferred from active turns.
-	if res := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "client task", Cwd: cwd}); res.Thread.Origin.Kind != model.OriginClient {
-		t.Fatalf("client delegation origin %+v", res.Thread.Origin)
-	}
-
-	for _, id := range []string{n1, n2} {
-		got := call[api.ThreadCancelResult](t, c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: id})
-		if got.TurnID == "" {
-			t.Fatalf("cancel %s: %+v", id, got)
-		}
-		if r := waitStopped(t, c, id); r.Thread.LastTurn == nil || r.Thread.LastTurn.Status != model.TurnInterrupted {
-			t.Fatalf("native thread %s after cancel: %+v", id, r.Thread.LastTurn)
-		}
-	}
-	// Nothing runs any more: the caller cannot be inferred.
-	callErr(t, rt, api.MethodDelegateStart, api.DelegateStartParams{Harness: "shell", Task: "orphan", Cwd: cwd}, model.CodeFailedPrecondition)
 }
 
 // Scenario: S000-09
@@ -380,44 +233,5 @@ func TestS000_23_NativeThreadsReadOutOfBandLikeExternalOnes(t *testing.T) {
 		if id == outside && slices.Contains(before.loaded, outside) {
 			t.Fatal("the outside thread got loaded into the host's App Server")
 		}
-	}
-}
-
-// Scenario: S000-27
-func TestS000_27_WaitOnARunningNativeThreadDoesNotStopIt(t *testing.T) {
-	t.Parallel()
-	// An operator: listing, sending to and cancelling sessions codexhost did not start need its scopes.
-	th := newTestHost(t, hostOptions{codex: true, operators: []string{"bot"}})
-	c := th.client("bot")
-	id := string(startNative(t, th, slowTask))
-	// The App Server reports the thread active a moment after the turn is persisted.
-	var before nativeState
-	eventually(t, "the App Server to report "+id+" active", func() bool {
-		before = observeNative(t, th, id)
-		return before.status == appserver.StatusActive
-	})
-	w := call[api.ThreadReadResult](t, c, api.MethodThreadWait, api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: id}, TimeoutMs: api.WaitMs(300)})
-	if w.TimedOut == nil || !*w.TimedOut || w.Thread.Status != model.ThreadActive {
-		t.Fatalf("wait on a running native thread: timedOut %v status %s", w.TimedOut, w.Thread.Status)
-	}
-	// Still running, and the same turn: the wait neither interrupted nor steered it.
-	if a := th.native.Active(); !slices.Contains(a, model.ThreadID(id)) {
-		t.Fatalf("not active after a wait: %v", a)
-	}
-	r := readThread(t, c, id)
-	if r.Thread.Status != model.ThreadActive || r.Thread.LastTurn == nil || r.Thread.LastTurn.Status != model.TurnInProgress {
-		t.Fatalf("after the wait: %+v", r.Thread)
-	}
-	if after := observeNative(t, th, id); after.status != before.status || !slices.Equal(after.loaded, before.loaded) {
-		t.Fatalf("wait changed the thread: status %s→%s loaded %v→%v", before.status, after.status, before.loaded, after.loaded)
-	}
-	callErr(t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: id, Message: "interrupting"}, model.CodeThreadBusy)
-	got := call[api.ThreadCancelResult](t, c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: id})
-	done := waitStopped(t, c, id)
-	if done.Thread.LastTurn == nil || done.Thread.LastTurn.ID != got.TurnID || done.Thread.LastTurn.Status != model.TurnInterrupted {
-		t.Fatalf("after cancel: %+v", done.Thread.LastTurn)
-	}
-	if r.Thread.LastTurn.ID != got.TurnID {
-		t.Fatalf("cancelled turn %s, the waited one was %s", got.TurnID, r.Thread.LastTurn.ID)
 	}
 }

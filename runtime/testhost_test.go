@@ -426,21 +426,6 @@ func codexhostVars(env string) map[string]string {
 	return out
 }
 
-// lockedSet collects strings from many goroutines.
-type lockedSet struct {
-	mu sync.Mutex
-	m  map[string]int
-}
-
-func (s *lockedSet) add(v string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[string]int{}
-	}
-	s.m[v]++
-}
-
 // stored is a stored Codex thread with one completed turn, loaded by no App Server.
 func stored(t *testing.T, codexHome, text string) string {
 	t.Helper()

@@ -9,12 +9,25 @@ import (
 	"github.com/codexhost/codexhost/runtime/config"
 )
 
+// wantTokens fails unless u holds exactly these counts (total = input + output) and turns.
+func wantTokens(t *testing.T, what string, u *model.Usage, input, cached, output, reasoning int64, turns int) {
+	t.Helper()
+	want := model.TokenCounts{Input: input, CachedInput: cached, Output: output, Reasoning: reasoning, Total: input + output}
+	if u == nil || u.TokenCounts != want || u.Turns != turns {
+		t.Fatalf("%s: usage %+v, want %+v over %d turns", what, u, want, turns)
+	}
+}
+
 // The meter harness reports 200 input and 20 output tokens of a priced model on its usage
 // line; a task that asks for a child prints the committed blocks.md, whose task-create block
 // makes one. Marker reports are answered without usage.
 const meterScript = `p=$(cat); case "$p" in *"codexhost marker report"*) echo ok; exit 0;; esac
 echo 'codexhost-usage: {"input":200,"cachedInput":0,"output":20,"reasoning":0,"model":"meter-model"}' >&2
 case "$p" in *make-child*) cat blocks.md;; esac; echo done`
+
+// This test stays beside the Host: it connects as the agents of two threads, whose tokens
+// the Host's agent registry (Host.agents) mints and no exported method gives. The other
+// usage tests live in runtime/threads.
 
 // A delegation tree of depth 3 — a native root (real App Server turn), two metered external
 // children, a thread a task-create block made, and a sibling that reports nothing — sums to

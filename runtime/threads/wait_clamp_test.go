@@ -1,4 +1,4 @@
-package runtime
+package threads_test
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // thread.wait's timeout is what the manual says: 0 reads at once (timedOut while the turn
@@ -13,22 +14,22 @@ import (
 // timeout, and no timeout waits the default.
 func TestThreadWaitTimeoutBounds(t *testing.T) {
 	t.Parallel()
-	th := newTestHost(t, hostOptions{clients: []string{"alpha"}})
-	c := th.client("alpha")
+	th := hosttest.New(t, hosttest.Options{Clients: []string{"alpha"}})
+	c := th.Client("alpha")
 	dir := t.TempDir()
-	res := delegate(t, c, api.DelegateStartParams{Harness: "slow", Task: "long job", Cwd: dir})
+	res := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "slow", Task: "long job", Cwd: dir})
 	wait := func(ms *int) api.ThreadWaitParams {
 		return api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: res.Thread.ID}, TimeoutMs: ms}
 	}
-	now := call[api.ThreadReadResult](t, c, api.MethodThreadWait, wait(api.WaitMs(0)))
+	now := hosttest.Call[api.ThreadReadResult](t, c, api.MethodThreadWait, wait(api.WaitMs(0)))
 	if now.TimedOut == nil || !*now.TimedOut || now.Thread.RunStatus != model.StatusRunning {
 		t.Fatalf("wait 0 while the turn runs: %+v", now)
 	}
 	for _, ms := range []int{-1, 3600001, math.MaxInt} {
-		callErr(t, c, api.MethodThreadWait, wait(api.WaitMs(ms)), model.CodeInvalidArgument)
+		hosttest.CallErr(t, c, api.MethodThreadWait, wait(api.WaitMs(ms)), model.CodeInvalidArgument)
 	}
-	openGate(t, dir)
-	got := call[api.ThreadReadResult](t, c, api.MethodThreadWait, wait(nil))
+	hosttest.OpenGate(t, dir)
+	got := hosttest.Call[api.ThreadReadResult](t, c, api.MethodThreadWait, wait(nil))
 	if got.TimedOut == nil || *got.TimedOut || got.Result == nil || got.Result.Status != model.TurnCompleted {
 		t.Fatalf("wait after the turn ended: %+v", got)
 	}

@@ -1,4 +1,4 @@
-package runtime
+package threads_test
 
 import (
 	"fmt"
@@ -9,21 +9,22 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // Scenario: S000-24
 func TestS000_24_ListDefaultsToCallerCwd25RowsNewestFirst(t *testing.T) {
 	t.Parallel()
-	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
-	c, rt := th.client("bot"), th.runtimeClient()
+	th := hosttest.New(t, hosttest.Options{Clients: []string{"bot"}})
+	c, rt := th.Client("bot"), th.RuntimeClient()
 	here, elsewhere := t.TempDir(), t.TempDir()
 	var mine, other []string // in creation order
 	for i := range 30 {
-		res := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: fmt.Sprintf("here %d", i), Cwd: here})
+		res := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: fmt.Sprintf("here %d", i), Cwd: here})
 		mine = append(mine, res.Thread.ID)
 	}
 	for i := range 3 {
-		res := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: fmt.Sprintf("elsewhere %d", i), Cwd: elsewhere})
+		res := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: fmt.Sprintf("elsewhere %d", i), Cwd: elsewhere})
 		other = append(other, res.Thread.ID)
 	}
 	newestFirst := slices.Clone(mine)
@@ -31,8 +32,8 @@ func TestS000_24_ListDefaultsToCallerCwd25RowsNewestFirst(t *testing.T) {
 
 	// A runtime caller without --cwd, --limit or --sort: its own cwd, 25 rows, created-desc.
 	caller := api.CallerHint{Cwd: here}
-	page := call[api.ThreadListResult](t, rt, api.MethodThreadList, api.ThreadListParams{Caller: caller})
-	if got := threadIDs(page.Threads); !slices.Equal(got, newestFirst[:25]) {
+	page := hosttest.Call[api.ThreadListResult](t, rt, api.MethodThreadList, api.ThreadListParams{Caller: caller})
+	if got := hosttest.ThreadIDs(page.Threads); !slices.Equal(got, newestFirst[:25]) {
 		t.Fatalf("first page:\n%v\nwant\n%v", got, newestFirst[:25])
 	}
 	for i, row := range page.Threads {
@@ -46,23 +47,23 @@ func TestS000_24_ListDefaultsToCallerCwd25RowsNewestFirst(t *testing.T) {
 	if page.NextCursor == "" {
 		t.Fatal("no nextCursor with 5 rows left")
 	}
-	rest := call[api.ThreadListResult](t, rt, api.MethodThreadList, api.ThreadListParams{Caller: caller, Cursor: page.NextCursor})
-	if got := threadIDs(rest.Threads); !slices.Equal(got, newestFirst[25:]) || rest.NextCursor != "" {
+	rest := hosttest.Call[api.ThreadListResult](t, rt, api.MethodThreadList, api.ThreadListParams{Caller: caller, Cursor: page.NextCursor})
+	if got := hosttest.ThreadIDs(rest.Threads); !slices.Equal(got, newestFirst[25:]) || rest.NextCursor != "" {
 		t.Fatalf("second page %v (next %q), want %v", got, rest.NextCursor, newestFirst[25:])
 	}
 
 	// --limit takes up to 100; above is refused.
-	all := call[api.ThreadListResult](t, rt, api.MethodThreadList, api.ThreadListParams{Caller: caller, Limit: 100})
+	all := hosttest.Call[api.ThreadListResult](t, rt, api.MethodThreadList, api.ThreadListParams{Caller: caller, Limit: 100})
 	if len(all.Threads) != 30 || all.NextCursor != "" {
 		t.Fatalf("--limit 100: %d rows, next %q", len(all.Threads), all.NextCursor)
 	}
-	me := callErr(t, rt, api.MethodThreadList, api.ThreadListParams{Caller: caller, Limit: 101}, model.CodeInvalidArgument)
+	me := hosttest.CallErr(t, rt, api.MethodThreadList, api.ThreadListParams{Caller: caller, Limit: 101}, model.CodeInvalidArgument)
 	if !strings.Contains(me.Hint, "100") {
 		t.Fatalf("limit error does not say the maximum: %+v", me)
 	}
 
 	// Through the client listener there is no cwd default.
-	ids, pages := listAll(t, c, api.ThreadListParams{Caller: caller})
+	ids, pages := hosttest.ListAll(t, c, api.ThreadListParams{Caller: caller})
 	want := append(slices.Clone(mine), other...)
 	slices.Reverse(want)
 	if !slices.Equal(ids, want) || pages != 2 {
@@ -70,13 +71,13 @@ func TestS000_24_ListDefaultsToCallerCwd25RowsNewestFirst(t *testing.T) {
 	}
 	// An explicit --cwd applies to both.
 	for _, cl := range []*api.Client{c, rt} {
-		res := call[api.ThreadListResult](t, cl, api.MethodThreadList, api.ThreadListParams{Caller: caller, Cwd: elsewhere})
-		if got := threadIDs(res.Threads); !sameSet(got, other) {
+		res := hosttest.Call[api.ThreadListResult](t, cl, api.MethodThreadList, api.ThreadListParams{Caller: caller, Cwd: elsewhere})
+		if got := hosttest.ThreadIDs(res.Threads); !hosttest.SameSet(got, other) {
 			t.Fatalf("--cwd elsewhere: %v, want %v", got, other)
 		}
 	}
 	// Paging the other way round visits every row once, oldest first.
-	asc, _ := listAll(t, rt, api.ThreadListParams{Caller: caller, Sort: "created-asc", Limit: 7})
+	asc, _ := hosttest.ListAll(t, rt, api.ThreadListParams{Caller: caller, Sort: "created-asc", Limit: 7})
 	if !slices.Equal(asc, mine) {
 		t.Fatalf("created-asc pages: %v", asc)
 	}
@@ -85,26 +86,26 @@ func TestS000_24_ListDefaultsToCallerCwd25RowsNewestFirst(t *testing.T) {
 // Scenario: S000-25
 func TestS000_25_ListByParentFromDelegationRecords(t *testing.T) {
 	t.Parallel()
-	th := newTestHost(t, hostOptions{clients: []string{"bot"}})
-	c, rt := th.client("bot"), th.runtimeClient()
+	th := hosttest.New(t, hosttest.Options{Clients: []string{"bot"}})
+	c, rt := th.Client("bot"), th.RuntimeClient()
 	cwd := t.TempDir()
-	p := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "parent p", Cwd: cwd})
-	q := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "parent q", Cwd: cwd})
+	p := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "parent p", Cwd: cwd})
+	q := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "parent q", Cwd: cwd})
 	var kids []string
 	for i := range 5 {
-		res := delegate(t, rt, api.DelegateStartParams{Caller: api.CallerHint{ParentThread: p.Thread.ID}, Harness: "shell", Task: fmt.Sprintf("p child %d", i), Cwd: cwd})
+		res := hosttest.Delegate(t, rt, api.DelegateStartParams{Caller: api.CallerHint{ParentThread: p.Thread.ID}, Harness: "shell", Task: fmt.Sprintf("p child %d", i), Cwd: cwd})
 		kids = append(kids, res.Thread.ID)
 	}
 	for i := range 2 {
-		delegate(t, rt, api.DelegateStartParams{Caller: api.CallerHint{ParentThread: q.Thread.ID}, Harness: "shell", Task: fmt.Sprintf("q child %d", i), Cwd: cwd})
+		hosttest.Delegate(t, rt, api.DelegateStartParams{Caller: api.CallerHint{ParentThread: q.Thread.ID}, Harness: "shell", Task: fmt.Sprintf("q child %d", i), Cwd: cwd})
 	}
 	// A grandchild is not a child of p.
-	delegate(t, rt, api.DelegateStartParams{Caller: api.CallerHint{ParentThread: kids[0]}, Harness: "shell", Task: "grandchild", Cwd: cwd})
+	hosttest.Delegate(t, rt, api.DelegateStartParams{Caller: api.CallerHint{ParentThread: kids[0]}, Harness: "shell", Task: "grandchild", Cwd: cwd})
 
-	res := call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{Parent: p.Thread.ID})
+	res := hosttest.Call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{Parent: p.Thread.ID})
 	newestFirst := slices.Clone(kids)
 	slices.Reverse(newestFirst)
-	if got := threadIDs(res.Threads); !slices.Equal(got, newestFirst) || res.NextCursor != "" {
+	if got := hosttest.ThreadIDs(res.Threads); !slices.Equal(got, newestFirst) || res.NextCursor != "" {
 		t.Fatalf("--parent p: %v, want %v", got, newestFirst)
 	}
 	for _, row := range res.Threads {
@@ -113,22 +114,22 @@ func TestS000_25_ListByParentFromDelegationRecords(t *testing.T) {
 		}
 	}
 	// With --limit, --cursor and --sort.
-	asc, pages := listAll(t, c, api.ThreadListParams{Parent: p.Thread.ID, Sort: "created-asc", Limit: 2})
+	asc, pages := hosttest.ListAll(t, c, api.ThreadListParams{Parent: p.Thread.ID, Sort: "created-asc", Limit: 2})
 	if !slices.Equal(asc, kids) || pages != 3 {
 		t.Fatalf("--parent created-asc by 2: %v over %d pages", asc, pages)
 	}
-	desc, pages := listAll(t, c, api.ThreadListParams{Parent: p.Thread.ID, Sort: "created-desc", Limit: 2})
+	desc, pages := hosttest.ListAll(t, c, api.ThreadListParams{Parent: p.Thread.ID, Sort: "created-desc", Limit: 2})
 	if !slices.Equal(desc, newestFirst) || pages != 3 {
 		t.Fatalf("--parent created-desc by 2: %v over %d pages", desc, pages)
 	}
 	for _, s := range []string{"updated-desc", "recency-asc"} {
-		got, _ := listAll(t, c, api.ThreadListParams{Parent: p.Thread.ID, Sort: s, Limit: 3})
-		if !sameSet(got, kids) || len(got) != len(kids) {
+		got, _ := hosttest.ListAll(t, c, api.ThreadListParams{Parent: p.Thread.ID, Sort: s, Limit: 3})
+		if !hosttest.SameSet(got, kids) || len(got) != len(kids) {
 			t.Fatalf("--parent --sort %s: %v", s, got)
 		}
 	}
 	// A thread without children lists none: an empty array, not null.
-	raw := string(callRaw(t, c, api.MethodThreadList, api.ThreadListParams{Parent: kids[4]}))
+	raw := string(hosttest.CallRaw(t, c, api.MethodThreadList, api.ThreadListParams{Parent: kids[4]}))
 	if !strings.Contains(raw, `"threads":[]`) || strings.Contains(raw, "nextCursor") {
 		t.Fatalf("--parent of a childless thread: %s", raw)
 	}
@@ -137,13 +138,13 @@ func TestS000_25_ListByParentFromDelegationRecords(t *testing.T) {
 // Scenario: S000-26
 func TestS000_26_ListByClientAndRefFromRecords(t *testing.T) {
 	t.Parallel()
-	th := newTestHost(t, hostOptions{clients: []string{"alpha", "beta"}, grants: map[string]config.Grant{"auditor": {Scopes: []string{config.ScopeRead}}}})
-	alpha, beta, rt := th.client("alpha"), th.client("beta"), th.runtimeClient()
+	th := hosttest.New(t, hosttest.Options{Clients: []string{"alpha", "beta"}, Grants: map[string]config.Grant{"auditor": {Scopes: []string{config.ScopeRead}}}})
+	alpha, beta, rt := th.Client("alpha"), th.Client("beta"), th.RuntimeClient()
 	// Listing other clients' threads needs operator.read; alpha alone sees only its own.
-	auditor := th.client("auditor")
+	auditor := th.Client("auditor")
 	cwd := t.TempDir()
 	start := func(c *api.Client, task string, refs ...string) string {
-		return delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: task, Refs: refs, Cwd: cwd}).Thread.ID
+		return hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: task, Refs: refs, Cwd: cwd}).Thread.ID
 	}
 	a1 := start(alpha, "a1", refA)
 	a2 := start(alpha, "a2", refB)
@@ -151,7 +152,7 @@ func TestS000_26_ListByClientAndRefFromRecords(t *testing.T) {
 	b1 := start(beta, "b1", refA)
 	b2 := start(beta, "b2")
 	// A child of a1 carries refA by inheritance; its origin is a thread, not alpha.
-	child := delegate(t, rt, api.DelegateStartParams{Caller: api.CallerHint{ParentThread: a1}, Harness: "shell", Task: "a1 child", Refs: []string{refC}, Cwd: cwd}).Thread.ID
+	child := hosttest.Delegate(t, rt, api.DelegateStartParams{Caller: api.CallerHint{ParentThread: a1}, Harness: "shell", Task: "a1 child", Refs: []string{refC}, Cwd: cwd}).Thread.ID
 
 	for _, tc := range []struct {
 		name string
@@ -173,16 +174,16 @@ func TestS000_26_ListByClientAndRefFromRecords(t *testing.T) {
 			for _, limit := range []int{0, 1, 2} {
 				p := tc.p
 				p.Limit = limit
-				got, pages := listAll(t, auditor, p)
-				if !sameSet(got, tc.want) || len(got) != len(tc.want) {
+				got, pages := hosttest.ListAll(t, auditor, p)
+				if !hosttest.SameSet(got, tc.want) || len(got) != len(tc.want) {
 					t.Fatalf("limit %d: %v, want %v", limit, got, tc.want)
 				}
 				if limit == 1 && len(tc.want) > 1 && pages != len(tc.want) {
 					t.Fatalf("limit 1: %d pages for %d rows", pages, len(tc.want))
 				}
 			}
-			asc, _ := listAll(t, auditor, api.ThreadListParams{Client: tc.p.Client, Ref: tc.p.Ref, Parent: tc.p.Parent, Sort: "created-asc", Limit: 1})
-			desc, _ := listAll(t, auditor, api.ThreadListParams{Client: tc.p.Client, Ref: tc.p.Ref, Parent: tc.p.Parent, Sort: "created-desc", Limit: 1})
+			asc, _ := hosttest.ListAll(t, auditor, api.ThreadListParams{Client: tc.p.Client, Ref: tc.p.Ref, Parent: tc.p.Parent, Sort: "created-asc", Limit: 1})
+			desc, _ := hosttest.ListAll(t, auditor, api.ThreadListParams{Client: tc.p.Client, Ref: tc.p.Ref, Parent: tc.p.Parent, Sort: "created-desc", Limit: 1})
 			slices.Reverse(desc)
 			if !slices.Equal(asc, desc) {
 				t.Fatalf("created-asc %v is not created-desc reversed %v", asc, desc)
@@ -190,7 +191,7 @@ func TestS000_26_ListByClientAndRefFromRecords(t *testing.T) {
 		})
 	}
 	// Rows found by ref carry their refs, inherited ones first.
-	res := call[api.ThreadListResult](t, alpha, api.MethodThreadList, api.ThreadListParams{Ref: refC})
+	res := hosttest.Call[api.ThreadListResult](t, alpha, api.MethodThreadList, api.ThreadListParams{Ref: refC})
 	if len(res.Threads) != 1 || !slices.Equal(res.Threads[0].Refs, []string{refA, refC}) {
 		t.Fatalf("--ref C row: %+v", res.Threads)
 	}

@@ -1,4 +1,4 @@
-package runtime
+package fleet_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/catalog"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // A home where one stored session was continued and sent to (so its canonical Codex thread
@@ -20,32 +21,32 @@ import (
 // the rest. Together they show each thread of `thread list` once.
 func TestEachNativeSessionIsListedOnceAndABranchLinksItsSource(t *testing.T) {
 	t.Parallel()
-	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
-	c := th.client("ops")
-	src := stored(t, th.codexHome, "fix the parser please")
-	codexfixture.Name(t, th.codexHome, src, "Fix the parser")
-	pendingSrc := stored(t, th.codexHome, "pending work")
-	codexfixture.Name(t, th.codexHome, pendingSrc, "Pending work")
-	untouched := stored(t, th.codexHome, "untouched")
+	th := hosttest.New(t, hosttest.Options{Codex: true, Operators: []string{"ops"}})
+	c := th.Client("ops")
+	src := hosttest.Stored(t, th.CodexHome, "fix the parser please")
+	codexfixture.Name(t, th.CodexHome, src, "Fix the parser")
+	pendingSrc := hosttest.Stored(t, th.CodexHome, "pending work")
+	codexfixture.Name(t, th.CodexHome, pendingSrc, "Pending work")
+	untouched := hosttest.Stored(t, th.CodexHome, "untouched")
 
-	cont := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src})
+	cont := hosttest.Call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src})
 	sid := cont.Thread.ID
 	if cont.Thread.BranchOf == nil || *cont.Thread.BranchOf != (model.BranchSource{Host: catalog.LocalHostID, Thread: src}) ||
 		cont.Thread.Title != "Fix the parser (branch)" {
 		t.Fatalf("continue: thread %+v", cont.Thread)
 	}
-	call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "go on"})
-	waitStopped(t, c, sid)
+	hosttest.Call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "go on"})
+	hosttest.WaitStopped(t, c, sid)
 	sup, err := th.Store().Supervision(model.ThreadID(sid))
 	if err != nil || sup.Canonical == "" {
 		t.Fatalf("binding %+v %v", sup, err)
 	}
 	canonical := string(sup.Canonical)
-	pid := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: pendingSrc}).Thread.ID
-	native := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "native task", Cwd: t.TempDir()}).Thread.ID
-	external := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "external task", Cwd: t.TempDir()}).Thread.ID
-	waitStopped(t, c, native)
-	waitStopped(t, c, external)
+	pid := hosttest.Call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: pendingSrc}).Thread.ID
+	native := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "native task", Cwd: t.TempDir()}).Thread.ID
+	external := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "external task", Cwd: t.TempDir()}).Thread.ID
+	hosttest.WaitStopped(t, c, native)
+	hosttest.WaitStopped(t, c, external)
 
 	// The catalog: every native session once, linked where a codexhost thread drives it.
 	var progress []api.CatalogHostSessions
@@ -87,29 +88,29 @@ func TestEachNativeSessionIsListedOnceAndABranchLinksItsSource(t *testing.T) {
 	}
 
 	// The transcript of the canonical session says the same.
-	tr := call[api.CatalogTranscriptResult](t, c, api.MethodCatalogTranscript, api.CatalogTranscriptParams{Thread: canonical})
+	tr := hosttest.Call[api.CatalogTranscriptResult](t, c, api.MethodCatalogTranscript, api.CatalogTranscriptParams{Thread: canonical})
 	if tr.CodexhostThread != sid || tr.BranchOf == nil || tr.BranchOf.Thread != src || len(tr.Turns) != 1 {
 		t.Fatalf("transcript of the canonical session: %+v", tr)
 	}
-	rd := readThread(t, c, sid)
+	rd := hosttest.ReadThread(t, c, sid)
 	if rd.Thread.BranchOf == nil || rd.Thread.BranchOf.Thread != src || rd.Thread.Title != "Fix the parser (branch)" {
 		t.Fatalf("read of the supervised thread: %+v", rd.Thread)
 	}
 	// A name of its own wins over its source's.
-	nc, err := th.native.Client(context.Background())
+	nc, err := th.Native().Client(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := nc.Call(context.Background(), "thread/name/set", map[string]any{"threadId": canonical, "name": "Parser, part two"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if rd := readThread(t, c, sid); rd.Thread.Title != "Parser, part two" || rd.Thread.BranchOf == nil {
+	if rd := hosttest.ReadThread(t, c, sid); rd.Thread.Title != "Parser, part two" || rd.Thread.BranchOf == nil {
 		t.Fatalf("read of the renamed branch: %+v", rd.Thread)
 	}
 
 	// What no host lists: the external thread and the branch before its first turn.
-	outside := call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{AnyCwd: true, OutsideCatalog: true})
-	if ids := threadIDs(outside.Threads); !sameSet(ids, []string{pid, external}) {
+	outside := hosttest.Call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{AnyCwd: true, OutsideCatalog: true})
+	if ids := hosttest.ThreadIDs(outside.Threads); !hosttest.SameSet(ids, []string{pid, external}) {
 		t.Fatalf("outside the catalog %v, want %s and %s", ids, pid, external)
 	}
 	for _, ti := range outside.Threads {
@@ -120,7 +121,7 @@ func TestEachNativeSessionIsListedOnceAndABranchLinksItsSource(t *testing.T) {
 
 	// The fleet's rows (sessions by the thread that drives them, then the rest) are the
 	// thread list's, each once.
-	fleet := threadIDs(outside.Threads)
+	fleet := hosttest.ThreadIDs(outside.Threads)
 	for _, s := range res.Hosts[0].Sessions {
 		id := s.ID
 		if s.CodexhostThread != "" {
@@ -128,7 +129,7 @@ func TestEachNativeSessionIsListedOnceAndABranchLinksItsSource(t *testing.T) {
 		}
 		fleet = append(fleet, id)
 	}
-	all := threadIDs(call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{AnyCwd: true, Limit: 100}).Threads)
+	all := hosttest.ThreadIDs(hosttest.Call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{AnyCwd: true, Limit: 100}).Threads)
 	sort.Strings(fleet)
 	sort.Strings(all)
 	if !slices.Equal(fleet, all) || slices.Contains(all, canonical) {
