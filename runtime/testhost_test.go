@@ -249,6 +249,20 @@ func (th *testHost) threadRecords() int {
 	return n
 }
 
+// loadedHere lists the threads loaded in the host's App Server.
+func loadedHere(t *testing.T, th *testHost) []string {
+	t.Helper()
+	c, err := th.native.Client(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.ThreadLoadedList(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Data
+}
+
 // dumpStore reads every key and value of a closed home's database, whatever its prefix.
 func dumpStore(t *testing.T, home string) map[string]string {
 	t.Helper()

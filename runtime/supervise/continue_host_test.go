@@ -1,4 +1,4 @@
-package runtime
+package supervise_test
 
 import (
 	"context"
@@ -17,12 +17,13 @@ import (
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/harness"
+	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
 // lastRequest is the newest model request: its model and the texts of its input messages.
 func lastRequest(t *testing.T, fake *fakemodel.Server, n int) (string, []string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	ctx, cancel := context.WithTimeout(context.Background(), hosttest.Wait)
 	defer cancel()
 	reqs, err := fake.WaitRequests(ctx, n)
 	if err != nil {
@@ -63,9 +64,9 @@ func inOrder(got, want []string) bool {
 	return i == len(want)
 }
 
-func loadedHere(t *testing.T, th *testHost) []string {
+func loadedHere(t *testing.T, th *hosttest.Host) []string {
 	t.Helper()
-	c, err := th.native.Client(context.Background())
+	c, err := th.Native().Client(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +75,32 @@ func loadedHere(t *testing.T, th *testHost) []string {
 		t.Fatal(err)
 	}
 	return res.Data
+}
+
+func catalogIDs(ss []api.CatalogSession) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.ID)
+	}
+	return out
+}
+
+// catalogCodexProcesses lists the pids whose environment has CODEX_HOME=home.
+func catalogCodexProcesses(home string) []string {
+	var pids []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == "CODEX_HOME="+home {
+				pids = append(pids, filepath.Base(d))
+			}
+		}
+	}
+	return pids
 }
 
 // Scenario: S003-04, S003-05, S003-06, S003-11, S003-12, S003-14, S003-15 — continue of a
@@ -86,17 +113,17 @@ func loadedHere(t *testing.T, th *testHost) []string {
 // changed and stays listed.
 func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.T) {
 	t.Parallel()
-	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
-	c := th.client("ops")
+	th := hosttest.New(t, hosttest.Options{Codex: true, Operators: []string{"ops"}})
+	c := th.Client("ops")
 	// The source last ran on another model than the one Codex is configured with now.
-	src, rollout := codexfixture.StoredThread(t, th.codexHome, "gpt-5.5", "earlier question one", "earlier question two")
+	src, rollout := codexfixture.StoredThread(t, th.CodexHome, "gpt-5.5", "earlier question one", "earlier question two")
 	before, err := os.ReadFile(rollout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	requests := len(th.fake.Requests())
+	requests := len(th.Fake.Requests())
 
-	res := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: model.ThreadID(src).Link()})
+	res := hosttest.Call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: model.ThreadID(src).Link()})
 	sid := res.Thread.ID
 	if res.State != model.SupervisionPending || res.Existing || res.Source != src || res.Host != catalog.LocalHostID || sid == src ||
 		res.Thread.Status != model.ThreadIdle || res.Thread.Harness != model.NativeHarness || res.CanonicalThread != "" {
@@ -108,46 +135,46 @@ func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.
 	if res.History == nil || res.History.Messages != 4 || res.History.OlderOmitted {
 		t.Fatalf("history summary %+v", res.History)
 	}
-	again := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src, Host: catalog.LocalHostID})
+	again := hosttest.Call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src, Host: catalog.LocalHostID})
 	if again.Thread.ID != sid || !again.Existing || again.State != model.SupervisionPending {
 		t.Fatalf("second continue: %+v", again)
 	}
 	// Agents get no write controls.
-	callErr(t, th.runtimeClient(), api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src}, model.CodePermissionDenied)
+	hosttest.CallErr(t, th.RuntimeClient(), api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src}, model.CodePermissionDenied)
 
 	// The pending thread reads like any thread, with the history as its messages.
-	rd := call[api.ThreadReadResult](t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: sid, View: model.ViewMessages})
+	rd := hosttest.Call[api.ThreadReadResult](t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: sid, View: model.ViewMessages})
 	if rd.Thread.ID != sid || rd.Thread.Status != model.ThreadIdle || len(rd.Messages) != 4 || rd.Messages[0].Text != "earlier question one" || rd.Messages[1].Role != model.RoleAssistant {
 		t.Fatalf("read pending: %+v", rd)
 	}
 	// Nothing runs yet: a wait returns at once and there is nothing to cancel.
-	if w := waitStopped(t, c, sid); w.Thread.LastTurn != nil || w.Result != nil {
+	if w := hosttest.WaitStopped(t, c, sid); w.Thread.LastTurn != nil || w.Result != nil {
 		t.Fatalf("wait on the pending thread: %+v", w)
 	}
-	callErr(t, c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: sid}, model.CodeFailedPrecondition)
+	hosttest.CallErr(t, c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: sid}, model.CodeFailedPrecondition)
 	// While pending the source is not archived (S003-15).
-	callErr(t, c, api.MethodCatalogArchive, api.CatalogArchiveParams{Thread: src, ConfirmNoOtherRunner: true}, model.CodeFailedPrecondition)
+	hosttest.CallErr(t, c, api.MethodCatalogArchive, api.CatalogArchiveParams{Thread: src, ConfirmNoOtherRunner: true}, model.CodeFailedPrecondition)
 
 	// A pin that fails (the source's rollout is gone) starts no turn and keeps it pending.
 	if err := os.Rename(rollout, rollout+".away"); err != nil {
 		t.Fatal(err)
 	}
-	callErr(t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "lost prompt"}, model.CodeFailedPrecondition)
+	hosttest.CallErr(t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "lost prompt"}, model.CodeFailedPrecondition)
 	if err := os.Rename(rollout+".away", rollout); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(th.fake.Requests()); got != requests {
+	if got := len(th.Fake.Requests()); got != requests {
 		t.Fatalf("a failed pin reached the model: %d requests, want %d", got, requests)
 	}
 	if sup, _ := th.Store().Supervision(model.ThreadID(sid)); sup.State != model.SupervisionPending {
 		t.Fatalf("after a failed pin: %+v", sup)
 	}
 
-	sent := call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "new prompt here"})
+	sent := hosttest.Call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "new prompt here"})
 	if sent.Thread.ID != sid || sent.TurnID == "" {
 		t.Fatalf("first send: %+v", sent)
 	}
-	done := waitStopped(t, c, sid)
+	done := hosttest.WaitStopped(t, c, sid)
 	if done.Result == nil || done.Result.Status != model.TurnCompleted || !strings.Contains(done.Result.Text, "new prompt here") {
 		t.Fatalf("first turn: %+v", done.Result)
 	}
@@ -160,7 +187,7 @@ func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.
 	if sup.Model != "mock-model" || sup.ModelProvider != "fake" {
 		t.Fatalf("model pair %s/%s", sup.ModelProvider, sup.Model)
 	}
-	gotModel, texts := lastRequest(t, th.fake, requests+1)
+	gotModel, texts := lastRequest(t, th.Fake, requests+1)
 	if gotModel != sup.Model {
 		t.Fatalf("the turn ran on %q, the fork returned %q", gotModel, sup.Model)
 	}
@@ -168,12 +195,12 @@ func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.
 	if !inOrder(texts, want) {
 		t.Fatalf("model input %q lacks %q in order", texts, want)
 	}
-	canon, err := th.native.Read(context.Background(), sup.Canonical, harness.ReadRequest{})
+	canon, err := th.Native().Read(context.Background(), sup.Canonical, harness.ReadRequest{})
 	if err != nil || canon.Info.Model != sup.Model {
 		t.Fatalf("canonical thread: %+v %v", canon.Info, err)
 	}
 	// The thread list shows the supervised thread once, not its canonical thread beside it.
-	listed := call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{AnyCwd: true})
+	listed := hosttest.Call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{AnyCwd: true})
 	var listedIDs []string
 	for _, ti := range listed.Threads {
 		listedIDs = append(listedIDs, ti.ID)
@@ -183,24 +210,24 @@ func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.
 	}
 
 	// The second send goes to the same canonical thread, which keeps the whole history.
-	bound := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src})
+	bound := hosttest.Call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src})
 	if bound.Thread.ID != sid || bound.State != model.SupervisionBound || bound.CanonicalThread != string(sup.Canonical) || !bound.Existing {
 		t.Fatalf("continue once bound: %+v", bound)
 	}
-	call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "second prompt"})
-	waitStopped(t, c, sid)
-	_, texts = lastRequest(t, th.fake, requests+2)
+	hosttest.Call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "second prompt"})
+	hosttest.WaitStopped(t, c, sid)
+	_, texts = lastRequest(t, th.Fake, requests+2)
 	if !inOrder(texts, append(want, "user:second prompt")) {
 		t.Fatalf("second turn input %q", texts)
 	}
 	if again, _ := th.Store().Supervision(model.ThreadID(sid)); again.Canonical != sup.Canonical {
 		t.Fatalf("the binding moved: %+v", again)
 	}
-	rd = call[api.ThreadReadResult](t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: sid, View: model.ViewMessages, Limit: 100})
+	rd = hosttest.Call[api.ThreadReadResult](t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: sid, View: model.ViewMessages, Limit: 100})
 	if rd.Thread.ID != sid || len(rd.Messages) != 4 || rd.Messages[0].Text != "new prompt here" || rd.NextCursor == "" {
 		t.Fatalf("read bound: %+v", rd)
 	}
-	older := call[api.ThreadReadResult](t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: sid, View: model.ViewMessages, Cursor: rd.NextCursor})
+	older := hosttest.Call[api.ThreadReadResult](t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: sid, View: model.ViewMessages, Cursor: rd.NextCursor})
 	if len(older.Messages) != 4 || older.Messages[0].Text != "earlier question one" || older.NextCursor != "" {
 		t.Fatalf("history page after the canonical messages: %+v", older)
 	}
@@ -213,7 +240,7 @@ func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.
 	if slices.Contains(loadedHere(t, th), src) {
 		t.Fatal("the source was loaded")
 	}
-	sessions := call[api.CatalogSessionsResult](t, c, api.MethodCatalogSessions, api.CatalogSessionsParams{Host: catalog.LocalHostID})
+	sessions := hosttest.Call[api.CatalogSessionsResult](t, c, api.MethodCatalogSessions, api.CatalogSessionsParams{Host: catalog.LocalHostID})
 	if !slices.Contains(catalogIDs(sessions.Hosts[0].Sessions), src) {
 		t.Fatalf("the source left the catalog: %v", catalogIDs(sessions.Hosts[0].Sessions))
 	}
@@ -224,19 +251,19 @@ func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.
 // model on send is refused for a supervised thread (model-locked) and for any other thread.
 func TestS003_07_LaterTurnsResumeTheCanonicalThreadWithoutOverrides(t *testing.T) {
 	t.Parallel()
-	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
-	c := th.client("ops")
-	src, _ := codexfixture.StoredThread(t, th.codexHome, "", "hello")
-	sid := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src}).Thread.ID
-	call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "first"})
-	waitStopped(t, c, sid)
+	th := hosttest.New(t, hosttest.Options{Codex: true, Operators: []string{"ops"}})
+	c := th.Client("ops")
+	src, _ := codexfixture.StoredThread(t, th.CodexHome, "", "hello")
+	sid := hosttest.Call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src}).Thread.ID
+	hosttest.Call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "first"})
+	hosttest.WaitStopped(t, c, sid)
 	sup, _ := th.Store().Supervision(model.ThreadID(sid))
 
-	callErr(t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "x", Model: "gpt-5.5"}, model.CodeFailedPrecondition)
-	callErr(t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: src, Message: "x", Model: "gpt-5.5"}, model.CodeInvalidArgument)
+	hosttest.CallErr(t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "x", Model: "gpt-5.5"}, model.CodeFailedPrecondition)
+	hosttest.CallErr(t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: src, Message: "x", Model: "gpt-5.5"}, model.CodeInvalidArgument)
 
 	// Codex's configured model changes; the canonical thread keeps its own.
-	cfgPath := filepath.Join(th.codexHome, "config.toml")
+	cfgPath := filepath.Join(th.CodexHome, "config.toml")
 	cfg, err := os.ReadFile(cfgPath)
 	if err != nil {
 		t.Fatal(err)
@@ -244,15 +271,15 @@ func TestS003_07_LaterTurnsResumeTheCanonicalThreadWithoutOverrides(t *testing.T
 	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(cfg), `model = "mock-model"`, `model = "gpt-5.6-terra"`, 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	th.restart()
-	c = th.client("ops")
-	n := len(th.fake.Requests())
-	call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "after restart"})
-	done := waitStopped(t, c, sid)
+	th.Restart()
+	c = th.Client("ops")
+	n := len(th.Fake.Requests())
+	hosttest.Call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "after restart"})
+	done := hosttest.WaitStopped(t, c, sid)
 	if done.Result == nil || done.Result.Status != model.TurnCompleted {
 		t.Fatalf("turn after restart: %+v", done.Result)
 	}
-	gotModel, texts := lastRequest(t, th.fake, n+1)
+	gotModel, texts := lastRequest(t, th.Fake, n+1)
 	if gotModel != sup.Model || !inOrder(texts, []string{"user:hello", "user:first", "user:after restart"}) {
 		t.Fatalf("after restart: model %q (bound %q), input %q", gotModel, sup.Model, texts)
 	}
@@ -265,56 +292,56 @@ func TestS003_07_LaterTurnsResumeTheCanonicalThreadWithoutOverrides(t *testing.T
 // while the source runs again.
 func TestS003_13_ActiveSourceOffersNoBranchButItsBranchOpens(t *testing.T) {
 	t.Parallel()
-	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
-	c := th.client("ops")
-	src := delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "[[mode:hang]] hold on", Cwd: t.TempDir()}).Thread.ID
-	me := callErr(t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src}, model.CodeFailedPrecondition)
+	th := hosttest.New(t, hosttest.Options{Codex: true, Operators: []string{"ops"}})
+	c := th.Client("ops")
+	src := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "codex", Task: "[[mode:hang]] hold on", Cwd: t.TempDir()}).Thread.ID
+	me := hosttest.CallErr(t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src}, model.CodeFailedPrecondition)
 	if !strings.Contains(me.Message, "active") {
 		t.Fatalf("active source: %v", me)
 	}
-	call[api.ThreadCancelResult](t, c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: src})
-	waitStopped(t, c, src)
+	hosttest.Call[api.ThreadCancelResult](t, c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: src})
+	hosttest.WaitStopped(t, c, src)
 
-	res := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src})
+	res := hosttest.Call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src})
 	if res.Existing || res.State != model.SupervisionPending {
 		t.Fatalf("continue of the idle source: %+v", res)
 	}
-	call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: src, Message: "[[mode:hang]] again"})
-	again := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src})
+	hosttest.Call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: src, Message: "[[mode:hang]] again"})
+	again := hosttest.Call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src})
 	if !again.Existing || again.Thread.ID != res.Thread.ID {
 		t.Fatalf("continue of the active source with a branch: %+v", again)
 	}
-	call[api.ThreadCancelResult](t, c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: src})
-	waitStopped(t, c, src)
+	hosttest.Call[api.ThreadCancelResult](t, c, api.MethodThreadCancel, api.ThreadCancelParams{Thread: src})
+	hosttest.WaitStopped(t, c, src)
 }
 
 // A branch of an extra Codex home runs its canonical thread in that home, through a Codex
 // harness of its own; the default home never sees it.
 func TestContinueOnAnExtraHomeRunsThere(t *testing.T) {
 	t.Parallel()
-	th := newTestHost(t, hostOptions{codex: true, operators: []string{"ops"}})
-	extra := codextest.NewHome(t, th.fake.URL())
+	th := hosttest.New(t, hosttest.Options{Codex: true, Operators: []string{"ops"}})
+	extra := codextest.NewHome(t, th.Fake.URL())
 	src, _ := codexfixture.StoredThread(t, extra, "", "extra question")
-	cfg, err := config.Load(th.home)
+	cfg, err := config.Load(th.Home)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Catalog.CodexHomes = []string{extra}
-	if err := config.Save(th.home, cfg); err != nil {
+	if err := config.Save(th.Home, cfg); err != nil {
 		t.Fatal(err)
 	}
-	th.restart()
-	c := th.client("ops")
+	th.Restart()
+	c := th.Client("ops")
 	xid := catalog.ExtraHostID(extra)
-	callErr(t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src}, model.CodeThreadNotFound)
-	res := call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src, Host: xid})
+	hosttest.CallErr(t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src}, model.CodeThreadNotFound)
+	res := hosttest.Call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src, Host: xid})
 	if res.Host != xid || res.History == nil || res.History.Messages != 2 {
 		t.Fatalf("continue: %+v", res)
 	}
-	n := len(th.fake.Requests())
-	call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: res.Thread.ID, Message: "branch prompt"})
-	waitStopped(t, c, res.Thread.ID)
-	_, texts := lastRequest(t, th.fake, n+1)
+	n := len(th.Fake.Requests())
+	hosttest.Call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: res.Thread.ID, Message: "branch prompt"})
+	hosttest.WaitStopped(t, c, res.Thread.ID)
+	_, texts := lastRequest(t, th.Fake, n+1)
 	if !inOrder(texts, []string{"user:extra question", "user:branch prompt"}) {
 		t.Fatalf("model input %q", texts)
 	}
@@ -323,10 +350,10 @@ func TestContinueOnAnExtraHomeRunsThere(t *testing.T) {
 	if len(found) != 1 {
 		t.Fatalf("the canonical thread %s is not stored in the extra home", sup.Canonical)
 	}
-	if _, err := th.native.Read(context.Background(), sup.Canonical, harness.ReadRequest{}); !model.IsCode(err, model.CodeThreadNotFound) {
+	if _, err := th.Native().Read(context.Background(), sup.Canonical, harness.ReadRequest{}); !model.IsCode(err, model.CodeThreadNotFound) {
 		t.Fatalf("the default home knows the canonical thread: %v", err)
 	}
-	th.close()
+	th.Shutdown()
 	if pids := catalogCodexProcesses(extra); len(pids) != 0 {
 		t.Fatalf("the extra home's App Servers outlived the runtime: %v", pids)
 	}
