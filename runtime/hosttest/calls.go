@@ -154,7 +154,13 @@ func Stored(t testing.TB, codexHome, text string) string {
 func ReadStore(t testing.TB, home string) map[string]string {
 	t.Helper()
 	opts := badger.DefaultOptions(filepath.Join(home, store.DBDir)).WithLogger(nil).WithReadOnly(true)
+	// A child forked by a parallel test may still keep the closed runtime's lock until it
+	// execs (badger closes its lock without unlocking): wait that out.
 	db, err := badger.Open(opts)
+	for deadline := time.Now().Add(2 * time.Second); err != nil && strings.Contains(err.Error(), "Cannot acquire directory lock") && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		db, err = badger.Open(opts)
+	}
 	if err != nil {
 		t.Fatalf("open the store read-only: %v", err)
 	}
