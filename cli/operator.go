@@ -17,7 +17,6 @@ import (
 	"github.com/codexhost/codexhost/runtime"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
-	"github.com/codexhost/codexhost/store"
 )
 
 // Operator connection, shared by the operator commands (sessions, transcript, archive,
@@ -258,7 +257,7 @@ func (s *operatorSession) embed(ctx context.Context, token string) error {
 			// A runtime holds the home (it took it meanwhile, or did not answer in time): use
 			// it, or say why it cannot be used rather than that it exists.
 			derr := s.dial(ctx, api.HomeSocket(s.home), token)
-			if derr == nil || errors.Is(err, store.ErrHeld) {
+			if derr == nil || errors.Is(err, runtime.ErrHeld) {
 				return derr
 			}
 		}

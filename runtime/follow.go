@@ -16,6 +16,9 @@ const (
 	RoleFollower = "follower"
 )
 
+// ErrHeld is matched by Open's error when another process holds the home.
+var ErrHeld = store.ErrHeld
+
 // OpenOrFollow is Open, except that when another process holds the home and
 // opts.Follow is set, the host starts as a follower: it listens on opts.Listen only,
 // forwards every request to the holder over the home's socket as the operator client (the
