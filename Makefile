@@ -4,9 +4,10 @@ GO ?= go
 
 .PHONY: test build install-codex fmt-check vet bench fuzz clean
 
-# -parallel 4: most tests wait on real processes (App Server, harnesses), not on the CPU.
+# -parallel 4 -p 4: most tests wait on real processes (App Server, harnesses), not on the CPU,
+# so four tests of a package and four packages run at once even on two cores.
 test: install-codex fmt-check vet
-	CODEXHOST_CODEX_BIN="$$(./scripts/install-codex.sh)" $(GO) test -race -count=1 -parallel 4 -timeout 15m ./...
+	CODEXHOST_CODEX_BIN="$$(./scripts/install-codex.sh)" $(GO) test -race -count=1 -parallel 4 -p 4 -timeout 15m ./...
 
 install-codex:
 	@./scripts/install-codex.sh >/dev/null
