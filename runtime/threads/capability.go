@@ -6,10 +6,10 @@ import (
 )
 
 // Capability never widens through delegation: a thread created by a thread (an agent's
-// delegate start, a marker block) runs with its author's sandbox and approval policy, or a narrower approval policy it asks for
-// (model.ApprovalWithin). A
-// native author's policy is the one the App Server reported for it; one this runtime never
-// loaded is taken at its narrowest. An external harness cannot be confined by codexhost, so a
+// delegate start, a marker block) runs with its author's sandbox and approval policy, or with
+// a narrower approval policy it asks for (model.ApprovalWithin). A native author's policy is
+// the one the App Server reported for it; one this runtime never loaded is taken at its
+// narrowest. An external harness cannot be confined by codexhost, so a
 // sandboxed author may create threads on one only when the operator opted it in.
 
 // narrowToAuthor sets req to the author's policy, or refuses the child.
