@@ -54,12 +54,14 @@ var selectedRow = regexp.MustCompile(`› \S+ stored +(page session \d{3}|the se
 func (d *appDriver) waitSelected(title string) {
 	d.t.Helper()
 	got := ""
-	for range 30 {
+	for range 10 {
+		// Drawn anew once a second, read as soon as the frame is there.
 		d.repaint()
-		time.Sleep(300 * time.Millisecond)
-		if m := selectedRow.FindAllSubmatch(d.since(), -1); len(m) > 0 {
-			if got = string(m[len(m)-1][1]); got == title {
-				return
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if m := selectedRow.FindAllSubmatch(d.since(), -1); len(m) > 0 {
+				if got = string(m[len(m)-1][1]); got == title {
+					return
+				}
 			}
 		}
 	}
