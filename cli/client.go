@@ -71,6 +71,7 @@ func newClientAddCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", true, "print as JSON (the default)")
+	hideDefaultJSON(cmd)
 	cmd.Flags().BoolVar(&asText, "text", false, "print the token for people instead of JSON")
 	cmd.Flags().StringArrayVar(&grant.Scopes, "scope", nil, "grant an operator scope: "+strings.Join(config.OperatorScopes, ", ")+" (repeatable)")
 	cmd.Flags().BoolVar(&grant.AllowWriteControls, "allow-write-controls", false, "allow write actions (continue, archive; compat send and interrupt) within the client's scopes")

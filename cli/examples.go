@@ -80,7 +80,7 @@ var examples = sync.OnceValue(func() map[string][]string {
 		"thread":                   {"codexhost thread list", "codexhost thread read " + exThread + " --operator"},
 		"thread cancel":            {"codexhost thread cancel " + exThread, "codexhost thread cancel " + exThread + " --operator"},
 		"thread list":              {"codexhost thread list", "codexhost thread list --all-cwd --sort updated-desc --limit 50", "codexhost thread list --operator --all-cwd --format compact"},
-		"thread markers":           {"codexhost thread markers " + exThread, "codexhost thread markers " + exThread + " --json"},
+		"thread markers":           {"codexhost thread markers " + exThread, "codexhost thread markers " + exThread + " --text"},
 		"thread read":              {"codexhost thread read " + exThread, "codexhost thread read " + exThread + " --view messages --limit 50", "codexhost thread read codex://threads/" + exThread + " --operator"},
 		"thread send":              {"codexhost thread send " + exThread + " --message 'now add the docs'", "echo 'try again with -race' | codexhost thread send " + exThread, "codexhost thread send " + exThread + " --operator --message 'continue'"},
 		"thread wait":              {"codexhost thread wait " + exThread, "codexhost thread wait " + exThread + " --timeout-ms 600000 --format compact"},

@@ -79,7 +79,7 @@ func TestSubcommandHelpIsCobraHelp(t *testing.T) {
 func flagNames(cmd *cobra.Command) []string {
 	var names []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Name != "help" {
+		if f.Name != "help" && !f.Hidden { // hidden flags stay out of help and manual alike
 			names = append(names, f.Name)
 		}
 	})

@@ -37,6 +37,7 @@ func newThreadMarkersCmd(a *agentCommand) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", true, "print the result as JSON (the default)")
+	hideDefaultJSON(cmd)
 	cmd.Flags().BoolVar(&asText, "text", false, "print the audit for people instead of JSON")
 	return cmd
 }

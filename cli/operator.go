@@ -54,10 +54,15 @@ type operatorCommand struct {
 	appServer bool
 }
 
+// hideDefaultJSON keeps --json working where JSON is already the default, for scripts that
+// pass it, but out of the help: a flag that changes nothing only misleads there.
+func hideDefaultJSON(cmd *cobra.Command) { _ = cmd.Flags().MarkHidden("json") }
+
 func (o *operatorCommand) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	if o.jsonByDefault {
 		f.BoolVar(&o.asJSON, "json", true, "print the result as JSON (the default)")
+		hideDefaultJSON(cmd)
 		f.BoolVar(&o.asText, "text", false, "print the result for people instead of JSON")
 	} else {
 		f.BoolVar(&o.asJSON, "json", false, "print the result as JSON")
