@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/codexhost/codexhost/internal/shquote"
 	"github.com/codexhost/codexhost/model"
@@ -41,7 +42,7 @@ type WatchEntry struct {
 	On             string `json:"on,omitempty" doc:"approval for a watch on a request that needs approval; absent for a stop watch"`
 	Approval       string `json:"approval,omitempty" doc:"the approval that waits, for needsApproval"`
 	Reason         string `json:"reason,omitempty" doc:"why the watch is undeliverable"`
-	RegisteredAt   string `json:"registeredAt" doc:"when it was registered (RFC 3339)"`
+	RegisteredAt   string `json:"registeredAt" doc:"when it was registered (RFC 3339, as the watch record has it)"`
 }
 
 // PublicWatch projects a watch record to its public entry.
@@ -54,7 +55,7 @@ func PublicWatch(w model.Watch) WatchEntry {
 		state = WatchStateUndeliverable
 	}
 	return WatchEntry{ThreadID: string(w.Thread), NotifyThreadID: w.Notify, State: state, Outcome: w.Result,
-		TurnID: w.SourceTurn, On: w.On, Approval: w.Approval, Reason: w.Reason, RegisteredAt: w.RegisteredAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
+		TurnID: w.SourceTurn, On: w.On, Approval: w.Approval, Reason: w.Reason, RegisteredAt: w.RegisteredAt.UTC().Format(time.RFC3339Nano)}
 }
 
 // NewNext builds the follow-up commands of a thread for the CLI at cliPath, quoted for a
