@@ -2,16 +2,12 @@ package compat_test
 
 import (
 	"context"
-	"os"
-	"slices"
 	"testing"
 
-	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/appserver"
 	"github.com/codexhost/codexhost/runtime/catalog"
 	"github.com/codexhost/codexhost/runtime/config"
-	"github.com/codexhost/codexhost/runtime/harness"
 	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
@@ -70,9 +66,9 @@ func loadedIDs(t *testing.T, th *hosttest.Host) []string {
 // startRunning starts a slow native turn and waits until the App Server reports it active.
 func startRunning(t *testing.T, th *hosttest.Host) (id, turn string) {
 	t.Helper()
-	id = string(startNative(t, th, slowTask))
+	id = string(hosttest.StartNative(t, th, hosttest.SlowTask))
 	hosttest.Eventually(t, "the App Server to report "+id+" active", func() bool {
-		return observeNative(t, th, id).status == appserver.StatusActive
+		return hosttest.ObserveNative(t, th, id).Status == appserver.StatusActive
 	})
 	turns := turnsOf(t, th, id)
 	if len(turns) != 1 || turns[0].Status != appserver.TurnInProgress {
@@ -84,7 +80,7 @@ func startRunning(t *testing.T, th *hosttest.Host) (id, turn string) {
 // startIdle runs one completed native turn and waits until it has stopped.
 func startIdle(t *testing.T, th *hosttest.Host, c *api.Client, text string) string {
 	t.Helper()
-	id := string(startNative(t, th, text))
+	id := string(hosttest.StartNative(t, th, text))
 	hosttest.WaitStopped(t, c, id)
 	return id
 }
@@ -114,62 +110,6 @@ func localList(t *testing.T, res api.CompatSessionsListResult) api.CompatEndpoin
 	return api.CompatEndpointSessions{}
 }
 
-// slowTask makes the fake model stream for a minute, so the turn stays active until cancelled.
-const slowTask = "[[mode:slow]] [[delay:0.2]] [[duration:60]] keep going"
-
-// startNative starts a thread and a turn on the native harness directly (no delegation) and
-// waits until Codex lists the turn, so the thread is on disk before the API reads it.
-func startNative(t *testing.T, th *hosttest.Host, text string) model.ThreadID {
-	t.Helper()
-	ctx := context.Background()
-	id, err := th.Native().Start(ctx, harness.StartRequest{Cwd: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := th.Native().Send(ctx, id, text); err != nil {
-		t.Fatal(err)
-	}
-	c, err := th.Native().Client(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hosttest.Eventually(t, "Codex to persist the first turn of "+string(id), func() bool {
-		res, err := c.TurnsList(ctx, appserver.TurnsListParams{ThreadID: string(id), Limit: 1})
-		return err == nil && len(res.Data) == 1
-	})
-	return id
-}
-
-// nativeState is what reading a native thread must leave as it was.
-type nativeState struct {
-	rollout []byte
-	status  string
-	loaded  []string
-}
-
-func observeNative(t *testing.T, th *hosttest.Host, id string) nativeState {
-	t.Helper()
-	ctx := context.Background()
-	c, err := th.Native().Client(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	thr, err := c.ThreadRead(ctx, id)
-	if err != nil || thr.Path == nil {
-		t.Fatalf("thread/read %s: %+v %v", id, thr, err)
-	}
-	b, err := os.ReadFile(*thr.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := c.ThreadLoadedList(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(loaded.Data)
-	return nativeState{rollout: b, status: thr.Status.Type, loaded: loaded.Data}
-}
-
 // localHealth is the health of gateway:local as the catalog reports it.
 func localHealth(t *testing.T, c *api.Client) string {
 	t.Helper()
@@ -180,11 +120,4 @@ func localHealth(t *testing.T, c *api.Client) string {
 	}
 	t.Fatal("no gateway:local host")
 	return ""
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }

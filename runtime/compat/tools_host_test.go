@@ -120,7 +120,7 @@ func TestS003_23_SessionsListDefaultsToLoadedAndCapsStoredRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	ep := localList(t, res)
-	if !sameSet(compatIDs(ep.Sessions, true), loaded) || len(compatIDs(ep.Sessions, false)) != 0 || ep.StoredCap != 0 {
+	if !hosttest.SameSet(compatIDs(ep.Sessions, true), loaded) || len(compatIDs(ep.Sessions, false)) != 0 || ep.StoredCap != 0 {
 		t.Fatalf("default list %s", raw)
 	}
 	for _, s := range ep.Sessions {
@@ -139,7 +139,7 @@ func TestS003_23_SessionsListDefaultsToLoadedAndCapsStoredRows(t *testing.T) {
 	if got := compatIDs(ep.Sessions, false); !slices.Equal(got, []string{storedIDs[2], storedIDs[1]}) || !ep.StoredTruncated || ep.StoredCap != 2 {
 		t.Fatalf("stored rows %v (truncated %v, cap %d), want the newest two of %v", got, ep.StoredTruncated, ep.StoredCap, storedIDs)
 	}
-	if got := compatIDs(ep.Sessions, true); !sameSet(got, loaded) {
+	if got := compatIDs(ep.Sessions, true); !hosttest.SameSet(got, loaded) {
 		t.Fatalf("loaded rows beyond the cap are missing: %v", got)
 	}
 	for i, s := range ep.Sessions {
@@ -153,7 +153,7 @@ func TestS003_23_SessionsListDefaultsToLoadedAndCapsStoredRows(t *testing.T) {
 		res = hosttest.Call[api.CompatSessionsListResult](t, rt, api.MethodCompatSessionsList, api.CompatSessionsListParams{IncludeStored: true, MaxStoredSessions: &n})
 		ep = localList(t, res)
 		want := min(n, 3)
-		if got := compatIDs(ep.Sessions, false); len(got) != want || ep.StoredTruncated != (n < 3) || !sameSet(compatIDs(ep.Sessions, true), loaded) {
+		if got := compatIDs(ep.Sessions, false); len(got) != want || ep.StoredTruncated != (n < 3) || !hosttest.SameSet(compatIDs(ep.Sessions, true), loaded) {
 			t.Fatalf("cap %d: stored %v truncated %v loaded %v", n, got, ep.StoredTruncated, compatIDs(ep.Sessions, true))
 		}
 	}
@@ -166,7 +166,7 @@ func TestS003_23_SessionsListDefaultsToLoadedAndCapsStoredRows(t *testing.T) {
 		t.Fatalf("loaded_only: %v", me)
 	}
 	// Listing loaded nothing.
-	if got := loadedIDs(t, th); !sameSet(got, loaded) {
+	if got := loadedIDs(t, th); !hosttest.SameSet(got, loaded) {
 		t.Fatalf("listing loaded threads: %v, want %v", got, loaded)
 	}
 }
@@ -292,7 +292,7 @@ func TestS003_23_CompatSendNeverStartsOrResumesAnIdleThread(t *testing.T) {
 	if slices.Contains(loadedIDs(t, th), storedID) {
 		t.Fatal("compat send resumed the stored thread")
 	}
-	if st := observeNative(t, th, idle).status; st != appserver.StatusIdle {
+	if st := hosttest.ObserveNative(t, th, idle).Status; st != appserver.StatusIdle {
 		t.Fatalf("the idle thread is %s", st)
 	}
 	hosttest.CallErr(t, rt, api.MethodCompatSessionSend, api.CompatSessionSendParams{Thread: idle, Message: "x", Mode: "queue"}, model.CodeInvalidArgument)
@@ -334,7 +334,7 @@ func TestS003_23_CompatSendSteersTheRunningTurn(t *testing.T) {
 			users = append(users, it.Content[0].Text)
 		}
 	}
-	if !slices.Equal(users, []string{slowTask, "STEERED note"}) {
+	if !slices.Equal(users, []string{hosttest.SlowTask, "STEERED note"}) {
 		t.Fatalf("user messages of the steered turn: %q", users)
 	}
 	// Now idle: a further send is refused and changes nothing.
