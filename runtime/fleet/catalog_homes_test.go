@@ -2,8 +2,6 @@ package fleet_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -57,10 +55,10 @@ func TestCatalogServesExtraCodexHomesAndStopsTheirAppServers(t *testing.T) {
 	if len(res.Hosts) != 2 || res.Hosts[0].Error != nil || res.Hosts[1].Error != nil {
 		t.Fatalf("sessions %s", raw)
 	}
-	if got := catalogIDs(res.Hosts[0].Sessions); !slices.Equal(got, []string{native.Thread.ID}) {
+	if got := hosttest.CatalogIDs(res.Hosts[0].Sessions); !slices.Equal(got, []string{native.Thread.ID}) {
 		t.Fatalf("local sessions %v", got)
 	}
-	if got := catalogIDs(res.Hosts[1].Sessions); !slices.Equal(got, []string{stored}) {
+	if got := hosttest.CatalogIDs(res.Hosts[1].Sessions); !slices.Equal(got, []string{stored}) {
 		t.Fatalf("extra sessions %v", got)
 	}
 	hostsRaw := hosttest.CallRaw(t, c, api.MethodCatalogHosts, struct{}{})
@@ -86,37 +84,11 @@ func TestCatalogServesExtraCodexHomesAndStopsTheirAppServers(t *testing.T) {
 	hosttest.CallErr(t, rt, api.MethodCatalogTranscript, api.CatalogTranscriptParams{Host: xid, Thread: stored}, model.CodePermissionDenied)
 	hosttest.CallErr(t, rt, api.MethodCatalogArchive, api.CatalogArchiveParams{Host: xid, Thread: stored, ConfirmNoOtherRunner: true}, model.CodePermissionDenied)
 
-	if len(catalogCodexProcesses(extra)) == 0 {
+	if len(hosttest.CodexProcesses(extra)) == 0 {
 		t.Fatal("no App Server runs for the extra home")
 	}
 	th.Shutdown()
-	if pids := catalogCodexProcesses(extra); len(pids) != 0 {
+	if pids := hosttest.CodexProcesses(extra); len(pids) != 0 {
 		t.Fatalf("the extra home's App Server outlived the runtime: %v", pids)
 	}
-}
-
-func catalogIDs(ss []api.CatalogSession) []string {
-	var out []string
-	for _, s := range ss {
-		out = append(out, s.ID)
-	}
-	return out
-}
-
-// catalogCodexProcesses lists the pids whose environment has CODEX_HOME=home.
-func catalogCodexProcesses(home string) []string {
-	var pids []string
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		env, err := os.ReadFile(filepath.Join(d, "environ"))
-		if err != nil {
-			continue
-		}
-		for _, kv := range strings.Split(string(env), "\x00") {
-			if kv == "CODEX_HOME="+home {
-				pids = append(pids, filepath.Base(d))
-			}
-		}
-	}
-	return pids
 }

@@ -77,32 +77,6 @@ func loadedHere(t *testing.T, th *hosttest.Host) []string {
 	return res.Data
 }
 
-func catalogIDs(ss []api.CatalogSession) []string {
-	var out []string
-	for _, s := range ss {
-		out = append(out, s.ID)
-	}
-	return out
-}
-
-// catalogCodexProcesses lists the pids whose environment has CODEX_HOME=home.
-func catalogCodexProcesses(home string) []string {
-	var pids []string
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		env, err := os.ReadFile(filepath.Join(d, "environ"))
-		if err != nil {
-			continue
-		}
-		for _, kv := range strings.Split(string(env), "\x00") {
-			if kv == "CODEX_HOME="+home {
-				pids = append(pids, filepath.Base(d))
-			}
-		}
-	}
-	return pids
-}
-
 // Scenario: S003-04, S003-05, S003-06, S003-11, S003-12, S003-14, S003-15 — continue of a
 // stored source (activity unknown, no confirmation asked) makes a pending supervised thread
 // (the same one on a repeat call) that carries the source's visible history. Its first send
@@ -241,8 +215,8 @@ func TestS003_04_ContinueBranchesAndTheFirstSendPinsStartsAndInjects(t *testing.
 		t.Fatal("the source was loaded")
 	}
 	sessions := hosttest.Call[api.CatalogSessionsResult](t, c, api.MethodCatalogSessions, api.CatalogSessionsParams{Host: catalog.LocalHostID})
-	if !slices.Contains(catalogIDs(sessions.Hosts[0].Sessions), src) {
-		t.Fatalf("the source left the catalog: %v", catalogIDs(sessions.Hosts[0].Sessions))
+	if !slices.Contains(hosttest.CatalogIDs(sessions.Hosts[0].Sessions), src) {
+		t.Fatalf("the source left the catalog: %v", hosttest.CatalogIDs(sessions.Hosts[0].Sessions))
 	}
 }
 
@@ -354,7 +328,7 @@ func TestContinueOnAnExtraHomeRunsThere(t *testing.T) {
 		t.Fatalf("the default home knows the canonical thread: %v", err)
 	}
 	th.Shutdown()
-	if pids := catalogCodexProcesses(extra); len(pids) != 0 {
+	if pids := hosttest.CodexProcesses(extra); len(pids) != 0 {
 		t.Fatalf("the extra home's App Servers outlived the runtime: %v", pids)
 	}
 }
