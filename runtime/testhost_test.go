@@ -389,7 +389,7 @@ func openGate(t *testing.T, dir string) {
 	}
 }
 
-// fakeClock is an injected clock that moves only when told.
+// fakeClock is an injected clock that stays where it was set.
 type fakeClock struct{ ns atomic.Int64 }
 
 func newFakeClock(at time.Time) *fakeClock {
@@ -398,8 +398,7 @@ func newFakeClock(at time.Time) *fakeClock {
 	return c
 }
 
-func (c *fakeClock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *fakeClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+func (c *fakeClock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
 
 func threadIDs(threads []model.ThreadInfo) []string {
 	ids := make([]string, len(threads))

@@ -1,29 +1,21 @@
 package runtime
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/threads"
 )
 
-// The watch tests drive a Host through its runtime API with an injected clock. Engine rules
-// that depend on time (deadlines, BusyRetry, backoff, the 60 s, 5 min and 6 h rules) are
-// reached by moving the clock, never by sleeping.
-//
-// The tests in this package are those that make the engine evaluate at once after the clock
-// moved (advance, step: Host.watch) or connect with an agent's token (Host.agents), which only
-// the root package reaches; the other watch tests are in runtime/watch (package watch_test).
+// The one watch test left in this package connects with an agent's token (Host.agents), which
+// only the root package reaches; the other watch tests are in runtime/watch (package
+// watch_test), on the same harnesses and clock.
 
 // wWait bounds every poll; only a broken runtime reaches it.
 const wWait = 20 * time.Second
@@ -45,8 +37,6 @@ func wHarnesses() map[string]config.Harness {
 }
 
 type wHostOptions struct {
-	native    bool                      // run the real App Server on a fake model
-	fakeOpts  []fakemodel.Option        // for the fake model
 	harnesses map[string]config.Harness // nil: wHarnesses()
 }
 
@@ -65,67 +55,13 @@ func wNewHost(t *testing.T, o wHostOptions) *wHost {
 	if o.harnesses == nil {
 		o.harnesses = wHarnesses()
 	}
-	w.testHost = newTestHost(t, hostOptions{codex: o.native, fakeOpts: o.fakeOpts, harnesses: o.harnesses,
+	w.testHost = newTestHost(t, hostOptions{harnesses: o.harnesses,
 		clients: []string{"ops", "bot", "other"}, now: w.clock.Now})
 	return w
 }
 
-// restart closes the runtime and opens a new one on the same home; downtime runs in between,
-// where a test may change files, the config and the clock.
-func (w *wHost) restart(downtime func()) {
-	w.t.Helper()
-	w.close()
-	if downtime != nil {
-		downtime()
-	}
-	w.open()
-}
-
-// setHarness changes config.toml; harnesses are read when the runtime starts.
-func (w *wHost) setHarness(name string, hc *config.Harness) {
-	w.t.Helper()
-	if hc == nil {
-		delete(w.cfg.Harnesses, name)
-	} else {
-		w.cfg.Harnesses[name] = *hc
-	}
-	if err := config.Save(w.home, w.cfg); err != nil {
-		w.t.Fatal(err)
-	}
-}
-
 // rt connects as a process the host started.
 func (w *wHost) rt() *api.Client { return w.runtimeClient() }
-
-// advance moves the clock and makes the engine evaluate.
-func (w *wHost) advance(d time.Duration) {
-	w.clock.Advance(d)
-	w.Host.watch.Kick()
-}
-
-// step runs one engine pass to its end: after it, everything due at the current time is
-// decided, so a test can assert what has not happened yet.
-func (w *wHost) step() { w.Host.watch.Step(context.Background()) }
-
-// wCallErr calls method, which must fail with code and a hint.
-func wCallErr(t *testing.T, c *api.Client, method string, params any, code model.Code) *model.Error {
-	t.Helper()
-	err := c.Call(context.Background(), method, params, nil)
-	var me *model.Error
-	if !errors.As(err, &me) || me.Code != code {
-		t.Fatalf("%s %+v: want %s, got %v", method, params, code, err)
-	}
-	if me.Message == "" || me.Hint == "" {
-		t.Fatalf("%s: %s without message or hint: %+v", method, code, me)
-	}
-	return me
-}
-
-// wEventually polls cond every 5 ms until it holds or wWait passes.
-func wEventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	pollUntil(t, what, wWait, 5*time.Millisecond, cond)
-}
 
 // wThread is a thread started by the test, with the gate of its running turn, if any.
 type wThread struct {
@@ -171,39 +107,6 @@ func (w *wHost) idle() wThread {
 	return th
 }
 
-// turnless starts a thread that never got a turn: its harness cannot start the command.
-func (w *wHost) turnless() string { return w.turnlessOn("wbroken") }
-
-func (w *wHost) turnlessOn(harness string) string {
-	w.t.Helper()
-	err := w.client("ops").Call(context.Background(), api.MethodDelegateStart,
-		api.DelegateStartParams{Harness: harness, Task: w.nextName("never runs "), Cwd: w.gates}, nil)
-	var me *model.Error
-	if !errors.As(err, &me) || me.Code != model.CodeDelegationFailed {
-		w.t.Fatalf("start on wbroken: %v", err)
-	}
-	id, _ := me.Details["thread"].(string)
-	if id == "" {
-		w.t.Fatalf("no thread in %+v", me)
-	}
-	return id
-}
-
-func (w *wHost) openGate(th wThread) {
-	w.t.Helper()
-	if err := os.WriteFile(th.gate, nil, 0o600); err != nil {
-		w.t.Fatal(err)
-	}
-}
-
-// rerun starts another gated turn on an idle wgate thread.
-func (w *wHost) rerun(th *wThread) {
-	w.t.Helper()
-	th.gate = filepath.Join(w.gates, w.nextName("g"))
-	res := call[api.ThreadSendResult](w.t, w.rt(), api.MethodThreadSend, api.ThreadSendParams{Thread: th.id, Message: "again @gate:" + th.gate + " "})
-	th.turn = res.TurnID
-}
-
 func (w *wHost) read(id string) api.ThreadReadResult {
 	w.t.Helper()
 	return call[api.ThreadReadResult](w.t, w.rt(), api.MethodThreadRead, api.ThreadReadParams{Thread: id})
@@ -221,34 +124,6 @@ func (w *wHost) waitStopped(id string) api.ThreadReadResult {
 	return res
 }
 
-// userMessages are the user messages of a thread, oldest first.
-func (w *wHost) userMessages(id string) []string {
-	w.t.Helper()
-	res := call[api.ThreadReadResult](w.t, w.rt(), api.MethodThreadRead, api.ThreadReadParams{Thread: id, View: model.ViewMessages, Limit: 100})
-	var out []string
-	for _, m := range res.Messages {
-		if m.Role == model.RoleUser {
-			out = append(out, m.Text)
-		}
-	}
-	return out
-}
-
-// waitUserMessages waits until a thread holds n user messages and its turn ended.
-func (w *wHost) waitUserMessages(id string, n int) []string {
-	w.t.Helper()
-	var got []string
-	wEventually(w.t, fmt.Sprintf("%d user messages in %s", n, id), func() bool {
-		got = w.userMessages(id)
-		return len(got) >= n
-	})
-	w.waitStopped(id)
-	if got = w.userMessages(id); len(got) != n {
-		w.t.Fatalf("thread %s has %d user messages, want %d: %q", id, len(got), n, got)
-	}
-	return got
-}
-
 func (w *wHost) watch(c *api.Client, p api.ThreadWatchParams) api.WatchResult {
 	w.t.Helper()
 	return call[api.WatchResult](w.t, c, api.MethodThreadWatch, p)
@@ -262,95 +137,4 @@ func (w *wHost) watching(c *api.Client, p api.ThreadWatchParams) model.Watch {
 		w.t.Fatalf("watch %+v: %+v", p, res)
 	}
 	return *res.Watch
-}
-
-func (w *wHost) watches() api.WatchesResult {
-	w.t.Helper()
-	return call[api.WatchesResult](w.t, w.rt(), api.MethodThreadWatches, nil)
-}
-
-// find returns a listed watch and its list ("" when not listed).
-func (w *wHost) find(id string) (model.Watch, string) {
-	w.t.Helper()
-	l := w.watches()
-	for name, ws := range map[string][]model.Watch{model.WatchWatching: l.Watching, model.WatchPending: l.Pending, model.WatchUndeliverable: l.Undeliverable} {
-		for _, x := range ws {
-			if x.ID == id {
-				return x, name
-			}
-		}
-	}
-	return model.Watch{}, ""
-}
-
-// waitIn waits until a watch is listed in list and returns it.
-func (w *wHost) waitIn(id, list string) model.Watch {
-	w.t.Helper()
-	var got model.Watch
-	wEventually(w.t, "watch "+id+" in "+list, func() bool {
-		var in string
-		got, in = w.find(id)
-		return in == list
-	})
-	return got
-}
-
-// waitPending waits until a delivery of the watch was tried and it is pending again (not in
-// the middle of an attempt), and returns it.
-func (w *wHost) waitPending(id string) model.Watch {
-	w.t.Helper()
-	var got model.Watch
-	wEventually(w.t, "a finished delivery attempt of "+id, func() bool {
-		got, _ = w.find(id)
-		return got.State == model.WatchPending && got.Attempts >= 1
-	})
-	return got
-}
-
-// settled waits until a delivery of the watch was tried and it is no longer in the middle of
-// an attempt, and returns it with its list.
-func (w *wHost) settled(id string) (model.Watch, string) {
-	w.t.Helper()
-	var got model.Watch
-	var in string
-	wEventually(w.t, "a finished delivery attempt of "+id, func() bool {
-		got, in = w.find(id)
-		return got.Attempts >= 1 && (got.State == model.WatchPending || got.State == model.WatchUndeliverable)
-	})
-	return got, in
-}
-
-// storedWatches counts the watch records in the store.
-func (w *wHost) storedWatches() int {
-	w.t.Helper()
-	n := 0
-	if err := w.Store().Watches(func(model.Watch) error { n++; return nil }); err != nil {
-		w.t.Fatal(err)
-	}
-	return n
-}
-
-func (w *wHost) events(client, after string, limit int) api.ClientEventsResult {
-	w.t.Helper()
-	return call[api.ClientEventsResult](w.t, w.client(client), api.MethodClientEvents, api.ClientEventsParams{After: after, Limit: limit})
-}
-
-// event waits for the client event of a watch.
-func (w *wHost) event(client, watchID string) model.ClientEvent {
-	w.t.Helper()
-	var got model.ClientEvent
-	wEventually(w.t, "client event of watch "+watchID, func() bool {
-		for _, ev := range w.events(client, "", 100).Events {
-			if ev.Watch == watchID {
-				got = ev
-				return true
-			}
-		}
-		return false
-	})
-	return got
-}
-
-func (w *wHost) transcriptPath(id string) string {
-	return filepath.Join(w.transcriptDir(), id+".jsonl")
 }

@@ -39,6 +39,9 @@ func (h *Host) startWatches() error {
 	return nil
 }
 
+// Watches is the host's watch engine, for the capability's tests and tools that drive it (Kick, Step).
+func (h *Host) Watches() *watch.Engine { return h.watch }
+
 // watchRead is the engine's view of a thread, with the approval of it that waits, if any.
 func (h *Host) watchRead(ctx context.Context, id model.ThreadID) (watch.ThreadState, error) {
 	st, err := h.threads.WatchRead(ctx, id)

@@ -22,9 +22,9 @@ import (
 // that depend on time (deadlines, BusyRetry, backoff, the 60 s, 5 min and 6 h rules) are
 // reached by moving the clock, never by sleeping.
 //
-// The tests that make the engine evaluate at once after moving the clock (Kick, Step) or use
-// an agent's token need the Host's unexported fields, so they stay in the root package
-// (runtime/watch_test.go, runtime/watch_restart_test.go).
+// The engine is made to evaluate at once after the clock moved (advance, step) through
+// hosttest's WatchEngine. The one test that connects with an agent's token needs the Host's
+// unexported token set, so it stays in the root package (runtime/watch_test.go).
 
 // wWait bounds every poll; only a broken runtime reaches it.
 const wWait = 20 * time.Second
@@ -78,8 +78,31 @@ func (w *wHost) restart(downtime func()) {
 	w.RestartAfter(downtime)
 }
 
+// setHarness changes config.toml; harnesses are read when the runtime starts.
+func (w *wHost) setHarness(name string, hc *config.Harness) {
+	w.T.Helper()
+	if hc == nil {
+		delete(w.Cfg.Harnesses, name)
+	} else {
+		w.Cfg.Harnesses[name] = *hc
+	}
+	if err := config.Save(w.Home, w.Cfg); err != nil {
+		w.T.Fatal(err)
+	}
+}
+
 // rt connects as a process the host started.
 func (w *wHost) rt() *api.Client { return w.RuntimeClient() }
+
+// advance moves the clock and makes the engine evaluate.
+func (w *wHost) advance(d time.Duration) {
+	w.clock.Advance(d)
+	w.WatchEngine().Kick()
+}
+
+// step runs one engine pass to its end: after it, everything due at the current time is
+// decided, so a test can assert what has not happened yet.
+func (w *wHost) step() { w.WatchEngine().Step(context.Background()) }
 
 // wCallErr calls method, which must fail with code and a hint.
 func wCallErr(t *testing.T, c *api.Client, method string, params any, code model.Code) *model.Error {
@@ -145,11 +168,37 @@ func (w *wHost) idle() wThread {
 	return th
 }
 
+// turnless starts a thread that never got a turn: its harness cannot start the command.
+func (w *wHost) turnless() string { return w.turnlessOn("wbroken") }
+
+func (w *wHost) turnlessOn(harness string) string {
+	w.T.Helper()
+	err := w.Client("ops").Call(context.Background(), api.MethodDelegateStart,
+		api.DelegateStartParams{Harness: harness, Task: w.nextName("never runs "), Cwd: w.gates}, nil)
+	var me *model.Error
+	if !errors.As(err, &me) || me.Code != model.CodeDelegationFailed {
+		w.T.Fatalf("start on wbroken: %v", err)
+	}
+	id, _ := me.Details["thread"].(string)
+	if id == "" {
+		w.T.Fatalf("no thread in %+v", me)
+	}
+	return id
+}
+
 func (w *wHost) openGate(th wThread) {
 	w.T.Helper()
 	if err := os.WriteFile(th.gate, nil, 0o600); err != nil {
 		w.T.Fatal(err)
 	}
+}
+
+// rerun starts another gated turn on an idle wgate thread.
+func (w *wHost) rerun(th *wThread) {
+	w.T.Helper()
+	th.gate = filepath.Join(w.gates, w.nextName("g"))
+	res := hosttest.Call[api.ThreadSendResult](w.T, w.rt(), api.MethodThreadSend, api.ThreadSendParams{Thread: th.id, Message: "again @gate:" + th.gate + " "})
+	th.turn = res.TurnID
 }
 
 func (w *wHost) read(id string) api.ThreadReadResult {
@@ -231,6 +280,18 @@ func (w *wHost) find(id string) (model.Watch, string) {
 	return model.Watch{}, ""
 }
 
+// waitIn waits until a watch is listed in list and returns it.
+func (w *wHost) waitIn(id, list string) model.Watch {
+	w.T.Helper()
+	var got model.Watch
+	wEventually(w.T, "watch "+id+" in "+list, func() bool {
+		var in string
+		got, in = w.find(id)
+		return in == list
+	})
+	return got
+}
+
 // waitPending waits until a delivery of the watch was tried and it is pending again (not in
 // the middle of an attempt), and returns it.
 func (w *wHost) waitPending(id string) model.Watch {
@@ -241,6 +302,19 @@ func (w *wHost) waitPending(id string) model.Watch {
 		return got.State == model.WatchPending && got.Attempts >= 1
 	})
 	return got
+}
+
+// settled waits until a delivery of the watch was tried and it is no longer in the middle of
+// an attempt, and returns it with its list.
+func (w *wHost) settled(id string) (model.Watch, string) {
+	w.T.Helper()
+	var got model.Watch
+	var in string
+	wEventually(w.T, "a finished delivery attempt of "+id, func() bool {
+		got, in = w.find(id)
+		return got.Attempts >= 1 && (got.State == model.WatchPending || got.State == model.WatchUndeliverable)
+	})
+	return got, in
 }
 
 // storedWatches counts the watch records in the store.
@@ -272,4 +346,8 @@ func (w *wHost) event(client, watchID string) model.ClientEvent {
 		return false
 	})
 	return got
+}
+
+func (w *wHost) transcriptPath(id string) string {
+	return filepath.Join(w.TranscriptDir(), id+".jsonl")
 }
