@@ -23,7 +23,7 @@ import (
 // reached by moving the clock, never by sleeping.
 //
 // The engine is made to evaluate at once after the clock moved (advance, step) through
-// hosttest's WatchEngine. The one test that connects with an agent's token needs the Host's
+// the runtime's Watches. The one test that connects with an agent's token needs the Host's
 // unexported token set, so it stays in the root package (runtime/watch_test.go).
 
 // wWait bounds every poll; only a broken runtime reaches it.
@@ -97,12 +97,12 @@ func (w *wHost) rt() *api.Client { return w.RuntimeClient() }
 // advance moves the clock and makes the engine evaluate.
 func (w *wHost) advance(d time.Duration) {
 	w.clock.Advance(d)
-	w.WatchEngine().Kick()
+	w.Watches().Kick()
 }
 
 // step runs one engine pass to its end: after it, everything due at the current time is
 // decided, so a test can assert what has not happened yet.
-func (w *wHost) step() { w.WatchEngine().Step(context.Background()) }
+func (w *wHost) step() { w.Watches().Step(context.Background()) }
 
 // wCallErr calls method, which must fail with code and a hint.
 func wCallErr(t *testing.T, c *api.Client, method string, params any, code model.Code) *model.Error {
