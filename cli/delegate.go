@@ -16,6 +16,7 @@ func newDelegateCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	a.register(cmd)
+	registerOperatorForm(cmd)
 	cmd.AddCommand(newDelegateStartCmd(&a))
 	setManual(cmd)
 	return cmd

@@ -9,7 +9,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/api"
 )
 
-// The thread commands are agent-facing: without host parameters or a client token they stop
+// The thread and delegate commands are agent-facing: without host parameters or a client token they stop
 // at RUNTIME_UNREACHABLE, so that an agent never reaches a runtime it was not given. The
 // person at the keyboard says --operator instead: the command then connects as the operator
 // commands do (the home's local client, a runtime started for the command when none holds the
@@ -29,22 +29,44 @@ type agentClient struct{ *api.Client }
 func (c agentClient) Close() { _ = c.Client.Close() }
 
 // operatorCaller is the operator form's connection. When it embedded the runtime, a turn it
-// started would end with the command: a send then waits for the turn before returning.
+// started would end with the command: a send, or a delegation, then waits for the turn
+// before returning.
 type operatorCaller struct{ *operatorSession }
 
 func (c operatorCaller) Call(ctx context.Context, method string, params, out any) error {
-	if err := c.operatorSession.Call(ctx, method, params, out); err != nil || method != api.ThreadSend.Name || !c.embedded() {
+	if err := c.operatorSession.Call(ctx, method, params, out); err != nil || !c.embedded() {
 		return err
 	}
-	p, _ := params.(api.ThreadSendParams)
+	switch method {
+	case api.ThreadSend.Name:
+		p, _ := params.(api.ThreadSendParams)
+		_, err := c.waitForTurn(ctx, p.Thread)
+		return err
+	case api.DelegateStart.Name:
+		res, ok := out.(*api.DelegateStartResult)
+		if !ok {
+			return nil
+		}
+		// The child's status is then the one its turn ended with, not the one it started in.
+		status, err := c.waitForTurn(ctx, res.ThreadID)
+		if err == nil {
+			res.Status = status
+		}
+		return err
+	}
+	return nil
+}
+
+// waitForTurn returns thread's status once no turn of it runs.
+func (c operatorCaller) waitForTurn(ctx context.Context, thread string) (string, error) {
 	for {
-		wait := api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: p.Thread}, TimeoutMs: api.WaitMs(int(api.MaxWaitTimeout / time.Millisecond))}
+		wait := api.ThreadWaitParams{ThreadReadParams: api.ThreadReadParams{Thread: thread}, TimeoutMs: api.WaitMs(int(api.MaxWaitTimeout / time.Millisecond))}
 		res, err := api.ThreadWait.Call(ctx, c.operatorSession, wait)
 		if err != nil {
-			return err
+			return "", err
 		}
 		if res.TimedOut == nil || !*res.TimedOut {
-			return nil
+			return res.Status, nil
 		}
 	}
 }
@@ -83,5 +105,5 @@ func (c closingCaller) Close() { c.runtimeCaller.Close(); c.after() }
 // registerOperatorForm gives a command group the --operator flag.
 func registerOperatorForm(cmd *cobra.Command) {
 	cmd.PersistentFlags().Bool(operatorFlagName, false, "run as the person at the keyboard: the home's local operator client, no token needed "+
-		"(a runtime is started for the command when none runs; a send then waits for its turn)")
+		"(a runtime is started for the command when none runs; a send or a delegation then waits for its turn)")
 }
