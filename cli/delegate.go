@@ -37,7 +37,7 @@ func newDelegateStartCmd(a *agentCommand) *cobra.Command {
 			p.Task = text
 			p.Caller = callerHint(cmd.Context(), parent)
 			return runMethod(a, cmd, api.DelegateStart, p, func(res *api.DelegateStartResult) any {
-				res.Next = api.NewNext(selfPath(), res.ThreadID)
+				res.Next = nextCommands(cmd, res.ThreadID)
 				return res
 			})
 		},

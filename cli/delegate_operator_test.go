@@ -14,7 +14,8 @@ import (
 // The person at the keyboard delegates as the terminal app's `d` does: `delegate start`
 // without a connection says to add --operator, and with it the delegation runs on the home's
 // own client, in a runtime started for the command, whose child turn runs to its end before
-// the command returns (a runtime that ended with the command would interrupt it).
+// the command returns (a runtime that ended with the command would interrupt it); the
+// commands it prints to run next carry --operator too.
 func TestDelegateStartAtTheKeyboardFollowsItsHint(t *testing.T) {
 	t.Parallel()
 	home := operatorHome(t, "/nonexistent/codex", t.TempDir())
@@ -36,10 +37,14 @@ func TestDelegateStartAtTheKeyboardFollowsItsHint(t *testing.T) {
 	if started.Status != "completed" {
 		t.Fatalf("the child's status when the command returned: %q, want completed", started.Status)
 	}
-	out, errOut, code = run(t, "thread", "read", started.ThreadID, "--operator")
+	// What it prints to run next runs from the same shell.
+	if started.Next == nil || !strings.HasSuffix(started.Next.Read, " --operator") {
+		t.Fatalf("next: %+v, want the operator form", started.Next)
+	}
+	out, errOut, code = run(t, strings.Fields(started.Next.Read)[1:]...)
 	var read api.ThreadReadResult
 	if code != 0 || json.Unmarshal([]byte(out), &read) != nil {
-		t.Fatalf("thread read --operator: %d %s %s", code, out, errOut)
+		t.Fatalf("%s: %d %s %s", started.Next.Read, code, out, errOut)
 	}
 	if read.Status != "completed" || read.Result == nil || !strings.Contains(read.Result.Text, "from the keyboard") {
 		t.Fatalf("the child after the command: %s", out)

@@ -79,7 +79,7 @@ func newThreadSendCmd(a *agentCommand) *cobra.Command {
 			}
 			p.Thread, p.Message = args[0], text
 			return runMethod(a, cmd, api.ThreadSend, p, func(res *api.ThreadSendResult) any {
-				res.Next = api.NewNext(selfPath(), res.ThreadID)
+				res.Next = nextCommands(cmd, res.ThreadID)
 				return res
 			})
 		},

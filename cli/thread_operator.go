@@ -75,7 +75,7 @@ func (c operatorCaller) waitForTurn(ctx context.Context, thread string) (string,
 // agent's.
 func (a *agentCommand) connect(cmd *cobra.Command) (context.Context, runtimeCaller, error) {
 	ctx := cmdContext(cmd)
-	if fl := cmd.Flag(operatorFlagName); fl != nil && fl.Value.String() == "true" {
+	if operatorForm(cmd) {
 		home, err := homeDir(ctx)
 		if err != nil {
 			return ctx, nil, err
@@ -101,6 +101,21 @@ type closingCaller struct {
 }
 
 func (c closingCaller) Close() { c.runtimeCaller.Close(); c.after() }
+
+// operatorForm reports whether cmd runs in the operator form (--operator).
+func operatorForm(cmd *cobra.Command) bool {
+	fl := cmd.Flag(operatorFlagName)
+	return fl != nil && fl.Value.String() == "true"
+}
+
+// nextCommands are the follow-up commands of thread as this command's caller runs them: the
+// operator form's carry --operator, since without it they stop at RUNTIME_UNREACHABLE.
+func nextCommands(cmd *cobra.Command, thread string) *api.NextCommands {
+	if operatorForm(cmd) {
+		return api.NewNext(selfPath(), thread, "--"+operatorFlagName)
+	}
+	return api.NewNext(selfPath(), thread)
+}
 
 // registerOperatorForm gives a command group the --operator flag.
 func registerOperatorForm(cmd *cobra.Command) {

@@ -59,9 +59,12 @@ func PublicWatch(w model.Watch) WatchEntry {
 }
 
 // NewNext builds the follow-up commands of a thread for the CLI at cliPath, quoted for a
-// POSIX shell so that they run as printed.
-func NewNext(cliPath, thread string) *NextCommands {
-	return &NextCommands{Read: shquote.Join(cliPath, "thread", "read", thread), Wait: shquote.Join(cliPath, "thread", "wait", thread)}
+// POSIX shell so that they run as printed; flags follow the thread (--operator).
+func NewNext(cliPath, thread string, flags ...string) *NextCommands {
+	command := func(verb string) string {
+		return shquote.Join(append([]string{cliPath, "thread", verb, thread}, flags...)...)
+	}
+	return &NextCommands{Read: command("read"), Wait: command("wait")}
 }
 
 // threadReadJSON has ThreadReadResult's fields without its methods.
