@@ -26,7 +26,7 @@ func TestSessionsAndTranscriptShowTheLinkOfASession(t *testing.T) {
 	var w bytes.Buffer
 	cmd := &cobra.Command{}
 	cmd.SetOut(&w)
-	printSessions(cmd, &tableFlags{columns: opview.SessionColumns}, &w, res, "")
+	printSessions(cmd, &tableFlags{columns: opview.SessionColumns}, &w, res, "", "")
 	lines := strings.Split(w.String(), "\n")
 	for want, frag := range map[string]string{
 		"canon-1":  "Fix the parser (branch) [codexhost thread sup-1, branch of src-1 on gateway:local]",

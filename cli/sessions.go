@@ -3,10 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/codexhost/codexhost/internal/face/opview"
+	"github.com/codexhost/codexhost/internal/shquote"
 	"github.com/codexhost/codexhost/internal/table"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
@@ -37,7 +39,8 @@ func newSessionsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return o.print(cmd, res, func(w io.Writer) { printSessions(cmd, &tf, w, res, p.Search) })
+			again := sessionsAgain(p, cmd.Flags().Changed("limit"), tf.sort)
+			return o.print(cmd, res, func(w io.Writer) { printSessions(cmd, &tf, w, res, p.Search, again) })
 		},
 	}
 	o.register(cmd)
@@ -50,7 +53,27 @@ func newSessionsCmd() *cobra.Command {
 	return cmd
 }
 
-func printSessions(cmd *cobra.Command, tf *tableFlags, w io.Writer, res api.CatalogSessionsResult, search string) {
+// sessionsAgain is what the command printed to fetch a host's next page repeats after
+// --host and --cursor: the search, the page size and the sort the person chose, each quoted
+// for the shell, so that the next page continues the same listing when pasted.
+func sessionsAgain(p api.CatalogSessionsParams, limitSet bool, sort string) string {
+	var words []string
+	if p.Search != "" {
+		words = append(words, "--search", p.Search)
+	}
+	if limitSet {
+		words = append(words, "--limit", strconv.Itoa(p.Limit))
+	}
+	if sort != "" {
+		words = append(words, "--sort", sort)
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	return " " + shquote.Join(words...)
+}
+
+func printSessions(cmd *cobra.Command, tf *tableFlags, w io.Writer, res api.CatalogSessionsResult, search, again string) {
 	for i, h := range res.Hosts {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -74,11 +97,7 @@ func printSessions(cmd *cobra.Command, tf *tableFlags, w io.Writer, res api.Cata
 			if search != "" {
 				more = "continue the search"
 			}
-			fmt.Fprintf(w, "  %s: codexhost sessions --host %s --cursor %s", more, h.Host, h.NextCursor)
-			if search != "" {
-				fmt.Fprintf(w, " --search %q", search)
-			}
-			fmt.Fprintln(w)
+			fmt.Fprintf(w, "  %s: codexhost sessions --host %s --cursor %s%s\n", more, shquote.Quote(h.Host), h.NextCursor, again)
 		}
 	}
 }

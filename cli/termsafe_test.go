@@ -81,8 +81,10 @@ func TestHumanOutputsCleanHostileText(t *testing.T) {
 	lineage := hostileValue[api.ThreadLineageResult]()
 	lineage.Root, lineage.Nodes[0].Thread.ID, lineage.Nodes[0].Children = lineage.Nodes[0].Thread.ID, lineage.Root, nil
 	printers := map[string]func(io.Writer){
-		"transcript":  func(w io.Writer) { printTranscript(w, hostileValue[api.CatalogTranscriptResult]()) },
-		"sessions":    func(w io.Writer) { printSessions(tableCmd, &tf, w, hostileValue[api.CatalogSessionsResult](), hostile) },
+		"transcript": func(w io.Writer) { printTranscript(w, hostileValue[api.CatalogTranscriptResult]()) },
+		"sessions": func(w io.Writer) {
+			printSessions(tableCmd, &tf, w, hostileValue[api.CatalogSessionsResult](), hostile, sessionsAgain(api.CatalogSessionsParams{Search: hostile}, false, ""))
+		},
 		"task status": func(w io.Writer) { printTask(w, hostileValue[api.TaskInfo]()) },
 		"task result": func(w io.Writer) { printTaskResult(w, hostileValue[api.TaskResult]()) },
 		"lineage":     func(w io.Writer) { printLineage(w, lineage) },
