@@ -123,6 +123,7 @@ func (b *Branches) Pin(ctx context.Context, conn Conn, sup model.Supervision) (m
 			return sup, retry("the history of supervised thread %s could not be given to its canonical thread", sup.Thread)
 		}
 	}
+	nameCanonical(ctx, calls, canonical, hist.Title)
 	if !same() {
 		return sup, model.Errorf(model.CodeAppServerUnavailable, "the supervised thread is still pending: send again",
 			"the supervision connection changed while the canonical thread was prepared")
@@ -136,4 +137,14 @@ func (b *Branches) Pin(ctx context.Context, conn Conn, sup model.Supervision) (m
 		return sup, err
 	}
 	return bound, nil
+}
+
+// nameCanonical gives the canonical thread its branch title in Codex itself: the catalog's
+// title search and every other Codex client read Codex's name, not codexhost's records, so
+// an unnamed branch listed under its source's title would never match a search for it. A
+// refusal only leaves it unnamed, as a thread nobody named.
+func nameCanonical(ctx context.Context, calls appserver.Calls, canonical, sourceTitle string) {
+	if title := model.BranchTitle(sourceTitle); title != "" {
+		_ = calls.ThreadSetName(ctx, canonical, title)
+	}
 }
