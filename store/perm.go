@@ -14,6 +14,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 
+	"github.com/codexhost/codexhost/internal/shquote"
 	"github.com/codexhost/codexhost/model"
 )
 
@@ -76,14 +77,14 @@ func ensurePrivateDir(dir string, isHome bool) error {
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
 		return model.Errorf(model.CodePermissionDenied,
-			fmt.Sprintf("use a home of your own (set CODEXHOST_HOME), or have its owner run: chown -R %d %s", os.Geteuid(), dir),
+			fmt.Sprintf("use a home of your own (set CODEXHOST_HOME), or have its owner run: chown -R %d %s", os.Geteuid(), shquote.Quote(dir)),
 			"%s %s is owned by uid %d, not by this user (uid %d)", what, dir, st.Uid, os.Geteuid()).
 			WithDetail("path", dir).WithDetail("owner_uid", int(st.Uid))
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		mode := fmt.Sprintf("%#o", perm)
 		return model.Errorf(model.CodePermissionDenied,
-			"run: chmod 700 "+dir,
+			"run: chmod 700 "+shquote.Quote(dir),
 			"%s %s has mode %s: group and others must have no access to it", what, dir, mode).
 			WithDetail("path", dir).WithDetail("mode", mode)
 	}

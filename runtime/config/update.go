@@ -2,12 +2,12 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 
+	"github.com/codexhost/codexhost/internal/shquote"
 	"github.com/codexhost/codexhost/model"
 )
 
@@ -66,7 +66,7 @@ func checkPrivate(path string, fi os.FileInfo) error {
 			"%s is owned by uid %d, not by this user (uid %d)", path, st.Uid, os.Getuid()).WithDetail("path", path)
 	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return model.Errorf(model.CodePermissionDenied, fmt.Sprintf("run `chmod 600 %s`", path),
+		return model.Errorf(model.CodePermissionDenied, "run `chmod 600 "+shquote.Quote(path)+"`",
 			"%s is readable or writable by other users (mode %04o)", path, perm).WithDetail("path", path)
 	}
 	return nil
