@@ -22,7 +22,8 @@ func newTranscriptCmd() *cobra.Command {
 		Short: "Read a page of a native session's turns (newest page first, oldest first within it)",
 		Long: "Read one page of at most 20 turns of a native Codex session: the newest page without --cursor, " +
 			"else the page an olderCursor or newerCursor of an earlier call leads to. Each page lists its turns " +
-			"oldest first with their user and assistant messages. The thread is neither loaded nor changed.",
+			"oldest first with their user and assistant messages. The thread is neither loaded nor changed. T may also " +
+			"be the id `codexhost continue` printed: the session that supervised thread drives is read.",
 		Args: exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p.Thread = args[0]

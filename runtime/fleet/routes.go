@@ -16,6 +16,7 @@ import (
 type Links interface {
 	LinkSessions(hs *api.CatalogHostSessions)
 	Link(host, id string) (api.SessionLink, string)
+	SessionOf(id string) (host, thread string, ok bool)
 	ArchiveGuard() catalog.BranchGuard
 }
 
@@ -39,6 +40,10 @@ func (s *Service) Routes() []route.Route {
 		route.Spec[api.CatalogTranscriptParams]{Method: api.MethodCatalogTranscript, Policy: route.Operator(config.ScopeRead, false),
 			Call: func(ctx context.Context, _ route.Env, p api.CatalogTranscriptParams) (any, error) {
 				cat, err := s.Catalog()
+				if err != nil {
+					return nil, err
+				}
+				p, err = s.sessionOf(p)
 				if err != nil {
 					return nil, err
 				}
@@ -99,4 +104,20 @@ func (s *Service) addApprovals(res *api.CatalogTranscriptResult) {
 	for i := range res.Turns {
 		res.Turns[i].Approvals = byTurn[res.Turns[i].ID]
 	}
+}
+
+// sessionOf reads the transcript of a supervised thread's native session when given the
+// supervised thread's own id (what continue printed): the catalog knows only Codex's ids.
+func (s *Service) sessionOf(p api.CatalogTranscriptParams) (api.CatalogTranscriptParams, error) {
+	host, thread, ok := s.opts.Links.SessionOf(p.Thread)
+	if !ok || (p.Host != "" && p.Host != host) {
+		return p, nil
+	}
+	if thread == "" {
+		return p, model.Errorf(model.CodeFailedPrecondition,
+			"send to it first (`codexhost thread send "+p.Thread+" --operator --message TEXT`); until then `codexhost thread read "+p.Thread+" --operator` shows the history it carries",
+			"supervised thread %s has no Codex session yet: its first send makes it", p.Thread)
+	}
+	p.Host, p.Thread = host, thread
+	return p, nil
 }

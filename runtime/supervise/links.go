@@ -114,3 +114,21 @@ func (s *Service) ArchiveGuard() catalog.BranchGuard {
 	}
 	return s.branches
 }
+
+// SessionOf is the native session supervised thread id drives: its catalog host and Codex
+// thread. ok is false for an id that is no supervised thread; thread is empty while a
+// branch waits for the first send that makes its Codex thread.
+func (s *Service) SessionOf(id string) (host, thread string, ok bool) {
+	if s.branches == nil {
+		return "", "", false
+	}
+	tid, err := model.ParseThreadID(id)
+	if err != nil {
+		return "", "", false
+	}
+	sup, ok, err := s.branches.Supervision(tid)
+	if err != nil || !ok {
+		return "", "", false
+	}
+	return sup.Host, string(sup.Canonical), true
+}
