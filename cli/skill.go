@@ -20,17 +20,21 @@ func newSkillCmd() *cobra.Command {
 		Short: "Install, remove or check the codexhost-delegation skill for Codex and other agents",
 		Args:  cobra.NoArgs,
 	}
+	// The short text says "remove" and "check": those words lead to the commands that do it.
+	remove := skillCmd("uninstall", "Move the skill aside in every root (a copy you changed stays)", func(roots, legacy []string) ([]agentskill.RootStatus, error) {
+		return agentskill.Uninstall(append(roots, legacy...), time.Now())
+	})
+	remove.SuggestFor = []string{"remove"}
+	check := skillCmd("status", "Show in each root whether the skill is absent, current, outdated or changed", func(roots, legacy []string) ([]agentskill.RootStatus, error) {
+		return agentskill.Status(append(roots, legacy...))
+	})
+	check.SuggestFor = []string{"check"}
 	cmd.AddCommand(
 		skillCmd("install", "Install or update the skill in ~/.agents/skills (read by Codex and others) and ~/.claude/skills; an older copy of ours in $CODEX_HOME/skills is moved aside, so Codex lists it once (a copy you changed is left alone)",
 			func(roots, legacy []string) ([]agentskill.RootStatus, error) {
 				return agentskill.InstallOnce(roots, legacy, time.Now())
 			}),
-		skillCmd("uninstall", "Move the skill aside in every root (a copy you changed stays)", func(roots, legacy []string) ([]agentskill.RootStatus, error) {
-			return agentskill.Uninstall(append(roots, legacy...), time.Now())
-		}),
-		skillCmd("status", "Show in each root whether the skill is absent, current, outdated or changed", func(roots, legacy []string) ([]agentskill.RootStatus, error) {
-			return agentskill.Status(append(roots, legacy...))
-		}),
+		remove, check,
 	)
 	return cmd
 }
