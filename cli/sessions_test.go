@@ -132,7 +132,8 @@ func TestS003_14_ArchiveWithoutConfirmationIsRefusedBeforeAnything(t *testing.T)
 }
 
 // Scenario: S003-L — bad limits and a cursor without --host are refused; a host whose App
-// Server cannot start reports its code in the output without a path.
+// Server cannot start reports its code in the output without a path, and a hint to the
+// command that shows the cause.
 func TestS003_L_SessionsBadInputAndFailedHost(t *testing.T) {
 	t.Parallel()
 	operatorHome(t, "/nonexistent/secret-bin/codex", t.TempDir())
@@ -145,6 +146,14 @@ func TestS003_L_SessionsBadInputAndFailedHost(t *testing.T) {
 	out, errOut, code := run(t, "sessions")
 	if code != 0 || !strings.Contains(out, "gateway:local  error APP_SERVER_UNAVAILABLE") || strings.Contains(out, "secret-bin") {
 		t.Fatalf("failed host (%d):\n%s%s", code, out, errOut)
+	}
+	// The hint leads to the cause on this machine, with no runtime left running to retry.
+	if !strings.Contains(out, "`codexhost codex status` shows why") {
+		t.Fatalf("the failed host's hint does not lead to codex status:\n%s", out)
+	}
+	status, _, _ := run(t, "codex", "status")
+	if !strings.Contains(status, "/nonexistent/secret-bin/codex") || !strings.Contains(status, "hint: ") {
+		t.Fatalf("codex status does not name the cause and the fix:\n%s", status)
 	}
 	out, _, code = run(t, "hosts")
 	if code != 0 || !strings.Contains(out, "gateway:local (default)") || !strings.Contains(out, "list,transcript,continue,archive") {

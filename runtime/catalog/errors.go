@@ -9,7 +9,9 @@ import (
 )
 
 const (
-	unavailableHint = "the host is retried after a short backoff; if this persists, check the Codex installation (`codexhost doctor`), that the Codex home exists, and the runtime's log"
+	// The cause is not passed on (it names paths), so the hint leads to the command that
+	// shows it on the runtime's machine, whether or not a runtime keeps running to retry.
+	unavailableHint = "`codexhost codex status` shows why no App Server starts and the fix (`codexhost codex install` installs the pinned Codex); a running runtime retries the host after a short backoff, and its log has the cause"
 	refusedHint     = "retry; if this persists, check the runtime's log"
 )
 
