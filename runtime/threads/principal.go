@@ -197,6 +197,9 @@ func (s *Service) sendPolicy(ctx context.Context, env route.Env, p api.ThreadSen
 // thread notified is sent a turn, so naming it is touching it.
 func (s *Service) watchPolicy(ctx context.Context, env route.Env, p api.ThreadWatchParams) (*route.Policy, error) {
 	name, ok := strings.CutPrefix(p.Notify, model.ClientRecipientPrefix)
+	if err := notifyClientName(p.Notify); err != nil {
+		return nil, err
+	}
 	if !ok {
 		target := p.Notify
 		if target == "" {
@@ -206,6 +209,17 @@ func (s *Service) watchPolicy(ctx context.Context, env route.Env, p api.ThreadWa
 	}
 	return &route.Policy{Clients: &route.ClientRule{}, OnlyClient: name,
 		ClientHint: "a client can only ask for notifications to itself: use --notify client:<your name> through your own token"}, nil
+}
+
+// notifyClientName refuses a client: recipient that names no possible client: an empty
+// name would otherwise read as "no client rule" and notify nobody.
+func notifyClientName(notify string) error {
+	name, ok := strings.CutPrefix(notify, model.ClientRecipientPrefix)
+	if !ok || config.ValidName(name) {
+		return nil
+	}
+	return model.Errorf(model.CodeInvalidArgument, "pass --notify client:NAME with your own client's name (`codexhost client whoami` prints it), or a thread id",
+		"--notify %q names no client", notify)
 }
 
 // delegatePolicy: the parent of a delegation is touched (it gets the child, and with
