@@ -124,7 +124,8 @@ func foreignSessionPolicy(id model.ThreadID) *route.Policy {
 // otherPrincipalPolicy: a thread another client (or another tree) owns. Agents are not
 // admitted: an agent acts within its thread's principal.
 var otherPrincipalPolicy = &route.Policy{Clients: &route.ClientRule{Scope: config.ScopeWrite},
-	AgentHint: "an agent acts within its own thread's principal: it may touch only the threads of its own delegation tree"}
+	AgentRefusal: "the thread named is not in your delegation tree",
+	AgentHint:    "an agent acts within its own thread's principal: it may touch only the threads of its own delegation tree"}
 
 // touchPolicy is what naming a thread needs beyond the method's policy, wherever naming it
 // makes something happen to it: sending, cancelling, being notified, being a parent.
@@ -156,7 +157,7 @@ func (s *Service) touchPolicy(ctx context.Context, env route.Env, thread string)
 }
 
 // unboundPolicy refuses an agent that proves no thread what would make it some thread's.
-var unboundPolicy = &route.Policy{Clients: &route.ClientRule{},
+var unboundPolicy = &route.Policy{Clients: &route.ClientRule{}, AgentRefusal: "your token names no thread",
 	AgentHint: "run it from a thread's own tool shell or harness turn, whose " + "CODEXHOST_RUNTIME_TOKEN names the thread"}
 
 // touchAll is the strictest touchPolicy of the named threads ("" skipped). The runtime's
