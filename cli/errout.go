@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/internal/shquote"
 	"github.com/codexhost/codexhost/internal/termsafe"
 	"github.com/codexhost/codexhost/model"
 )
@@ -33,7 +35,7 @@ func printError(w io.Writer, cmd *cobra.Command, args []string, err error) int {
 		me = model.Errorf(model.CodeInvalidArgument, "run the command with --help for its syntax", "%v", err)
 	}
 	if errorsAsJSON(cmd, args) {
-		fmt.Fprintln(w, string(me.JSON()))
+		fmt.Fprintln(w, string(runnableHint(me, hintSelf()).JSON()))
 	} else {
 		fmt.Fprint(w, termsafe.String(me.Text()))
 	}
@@ -77,4 +79,20 @@ func flagSet(cmd *cobra.Command, args []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// hintSelf is the binary the hints name; the in-process tests, whose binary is the test
+// binary, keep `codexhost` so that they can run what a hint names through the CLI.
+var hintSelf = selfPath
+
+// runnableHint is me with the commands its hint names (`codexhost …`) naming this binary,
+// shell-quoted, as the next commands do: the JSON errors go to agents and scripts, whose PATH
+// may hold no codexhost (an agent gets CODEXHOST_CLI_PATH) or another one.
+func runnableHint(me *model.Error, self string) *model.Error {
+	if !strings.Contains(me.Hint, "`codexhost ") || self == "codexhost" {
+		return me
+	}
+	c := *me
+	c.Hint = strings.ReplaceAll(me.Hint, "`codexhost ", "`"+shquote.Quote(self)+" ")
+	return &c
 }

@@ -193,17 +193,24 @@ func structured[T any](t *testing.T, res *sdk.CallToolResult) T {
 	return out
 }
 
-// toolError checks a failed call: isError, the code, message and hint as structured content
-// and in the text.
+// toolError checks a failed call: isError, no structuredContent (clients would check it
+// against the outputSchema), the code and hint in the text and the error document with code,
+// message and hint as the last text item.
 func toolError(t *testing.T, res *sdk.CallToolResult, code model.Code) model.Error {
 	t.Helper()
 	if !res.IsError {
 		t.Fatalf("want %s, got success: %s", code, textOf(res))
 	}
+	if res.StructuredContent != nil {
+		t.Fatalf("a tool error carries structuredContent %v", res.StructuredContent)
+	}
 	var doc struct {
 		Error model.Error `json:"error"`
 	}
-	b, _ := json.Marshal(res.StructuredContent)
+	var b []byte
+	if last, ok := res.Content[len(res.Content)-1].(*sdk.TextContent); ok {
+		b = []byte(last.Text)
+	}
 	if err := json.Unmarshal(b, &doc); err != nil || doc.Error.Code != code || doc.Error.Message == "" || doc.Error.Hint == "" {
 		t.Fatalf("want %s with message and hint, got %s (%v)", code, b, err)
 	}

@@ -45,6 +45,17 @@ var inspector struct {
 // under it) and returns its stdout.
 func runInspector(t *testing.T, inspector string, h *host, token string, args ...string) string {
 	t.Helper()
+	stdout, stderr, err := inspectorRun(t, inspector, h, token, args...)
+	if err != nil {
+		t.Fatalf("mcp-inspector %v: %v\nstdout: %s\nstderr: %s", args, err, stdout, stderr)
+	}
+	return stdout
+}
+
+// inspectorRun runs the Inspector CLI and returns what it printed and how it exited (it exits
+// non-zero when a tool call's result has isError).
+func inspectorRun(t *testing.T, inspector string, h *host, token string, args ...string) (string, string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*cliTimeout)
 	defer cancel()
 	full := append([]string{"--cli", "-e", "CODEXHOST_HOME=" + h.home, "-e", "CODEXHOST_CLIENT_TOKEN=" + token, bin, "mcp"}, args...)
@@ -52,10 +63,8 @@ func runInspector(t *testing.T, inspector string, h *host, token string, args ..
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LANG=C.UTF-8"}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("mcp-inspector %v: %v\nstdout: %s\nstderr: %s", args, err, stdout.String(), stderr.String())
-	}
-	return stdout.String()
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
 }
 
 // An independent client, the MCP Inspector CLI: tools/list and a tools/call of handoff.create.
@@ -98,5 +107,24 @@ func TestS004_01_MCPInspectorListsAndCreates(t *testing.T) {
 	}
 	if _, err := os.Stat(res.StructuredContent.HandoffFile); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A failed call through the Inspector shows the server's error, not the Inspector's own
+// complaint that an error document does not match the tool's outputSchema.
+func TestMCPInspectorShowsToolErrors(t *testing.T) {
+	t.Parallel()
+	inspector := inspectorBin(t)
+	h, _, token := mcpHost(t, "")
+	out, stderr, _ := inspectorRun(t, inspector, h, token, "--method", "tools/call", "--tool-name", "thread.read", "--tool-arg", "thread=not-an-id")
+	var res struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || !res.IsError || len(res.Content) == 0 ||
+		!strings.Contains(res.Content[0].Text, "INVALID_ARGUMENT: invalid thread id") {
+		t.Fatalf("tools/call thread.read with a bad id: %v\nstdout: %s\nstderr: %s", err, out, stderr)
 	}
 }

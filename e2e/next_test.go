@@ -76,3 +76,58 @@ func runNext(t *testing.T, dir string, env []string, cmd, thread string, lines .
 		}
 	}
 }
+
+// The commands an agent-facing error's hint names run as printed too: pasted into sh whose
+// PATH has no codexhost (an agent's has only CODEXHOST_CLI_PATH), from a CLI installed under a
+// path with spaces and a quote. They used to name `codexhost`, which sh did not find.
+func TestErrorHintsRunAsPrintedWithoutCodexhostOnPath(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, hostConfig{harnesses: map[string][]string{"sleeper": {"sh", "-c", "cat >/dev/null; sleep 60"}}})
+	tok := h.addClient("ci")
+	dir := filepath.Join(t.TempDir(), "my tools", "it's here")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spaced := filepath.Join(dir, "codexhost")
+	raw, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spaced, raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + h.cliHome, "CODEXHOST_HOME=" + h.home, "CODEXHOST_CLIENT_TOKEN=" + tok}
+	cli := func(args ...string) (string, string) {
+		stdout, stderr, _, err := execCLI(spaced, h.work, env, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stdout, stderr
+	}
+	out, _ := cli("delegate", "start", "--harness", "sleeper", "--task", "sleep")
+	var started struct {
+		ThreadID string `json:"threadId"`
+	}
+	if err := json.Unmarshal([]byte(out), &started); err != nil {
+		t.Fatalf("delegate start printed %s", out)
+	}
+	_, busy := cli("thread", "send", started.ThreadID, "--message", "now")
+	_, notFound := cli("thread", "read", "019a0000-0000-7000-8000-00000000f00d")
+	cli("thread", "cancel", started.ThreadID) // the hinted wait then returns at once
+	for _, stderr := range []string{busy, notFound} {
+		var doc struct{ Error struct{ Code, Hint string } }
+		if err := json.Unmarshal([]byte(stderr), &doc); err != nil {
+			t.Fatalf("error output %s", stderr)
+		}
+		_, rest, ok := strings.Cut(doc.Error.Hint, "`")
+		command, _, ok2 := strings.Cut(rest, "`")
+		if !ok || !ok2 {
+			t.Fatalf("%s: the hint names no command: %q", doc.Error.Code, doc.Error.Hint)
+		}
+		c := exec.Command("sh", "-c", command)
+		c.Dir, c.Env = h.work, env
+		if b, err := c.CombinedOutput(); err != nil {
+			t.Errorf("%s: hinted %q in sh: %v\n%s", doc.Error.Code, command, err, b)
+		}
+	}
+}

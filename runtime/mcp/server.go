@@ -91,7 +91,9 @@ func handler(d Definition, opts Options) sdk.ToolHandler {
 }
 
 // errorResult is a failed call as the client sees it: isError, the error's code, message and
-// hint as structured content, and the same in one line of text.
+// hint in one line of text, then the error document {"error":{...}} as a second text item.
+// It carries no structuredContent: clients check that against the tool's outputSchema even
+// on errors, and an error document there would fail the check and hide the error.
 func errorResult(err error) *sdk.CallToolResult {
 	var me *model.Error
 	if !errors.As(err, &me) {
@@ -105,5 +107,5 @@ func errorResult(err error) *sdk.CallToolResult {
 	if mErr != nil {
 		b, _ = json.Marshal(map[string]any{"error": model.Error{Code: me.Code, Message: me.Message, Hint: me.Hint}})
 	}
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}, &sdk.TextContent{Text: string(b)}}}
 }

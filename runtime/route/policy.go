@@ -21,6 +21,10 @@ type Policy struct {
 	OnlyClient, ClientHint string
 	// Hint overrides the fix named in a refusal of agents (an operator method, say).
 	AgentHint string
+	// AgentRefusal, when set, is why agents are refused, said in place of "not open to
+	// agents": a method open to agents refused for what the call names (another principal's
+	// thread) must not read as closed to them.
+	AgentRefusal string
 	// Hint, when set, is the fix named in every refusal of this policy.
 	Hint string
 }
@@ -83,6 +87,9 @@ func (p *Policy) checkAgent(env Env, method string) error {
 		return model.Errorf(model.CodePermissionDenied, p.ClientHint, "client:%s is not the calling client", p.OnlyClient)
 	}
 	if p.Agents == nil {
+		if p.AgentRefusal != "" {
+			return model.Errorf(model.CodePermissionDenied, p.refusalHint(), "%s refused: %s", method, p.AgentRefusal)
+		}
 		return model.Errorf(model.CodePermissionDenied, p.refusalHint(), "%s is not open to agents", method)
 	}
 	if p.Agents.Gate != nil {

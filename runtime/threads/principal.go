@@ -124,7 +124,8 @@ func foreignSessionPolicy(id model.ThreadID) *route.Policy {
 // otherPrincipalPolicy: a thread another client (or another tree) owns. Agents are not
 // admitted: an agent acts within its thread's principal.
 var otherPrincipalPolicy = &route.Policy{Clients: &route.ClientRule{Scope: config.ScopeWrite},
-	AgentHint: "an agent acts within its own thread's principal: it may touch only the threads of its own delegation tree"}
+	AgentRefusal: "the thread named is not in your delegation tree",
+	AgentHint:    "an agent acts within its own thread's principal: it may touch only the threads of its own delegation tree"}
 
 // touchPolicy is what naming a thread needs beyond the method's policy, wherever naming it
 // makes something happen to it: sending, cancelling, being notified, being a parent.
@@ -156,7 +157,7 @@ func (s *Service) touchPolicy(ctx context.Context, env route.Env, thread string)
 }
 
 // unboundPolicy refuses an agent that proves no thread what would make it some thread's.
-var unboundPolicy = &route.Policy{Clients: &route.ClientRule{},
+var unboundPolicy = &route.Policy{Clients: &route.ClientRule{}, AgentRefusal: "your token names no thread",
 	AgentHint: "run it from a thread's own tool shell or harness turn, whose " + "CODEXHOST_RUNTIME_TOKEN names the thread"}
 
 // touchAll is the strictest touchPolicy of the named threads ("" skipped). The runtime's
@@ -197,6 +198,9 @@ func (s *Service) sendPolicy(ctx context.Context, env route.Env, p api.ThreadSen
 // thread notified is sent a turn, so naming it is touching it.
 func (s *Service) watchPolicy(ctx context.Context, env route.Env, p api.ThreadWatchParams) (*route.Policy, error) {
 	name, ok := strings.CutPrefix(p.Notify, model.ClientRecipientPrefix)
+	if err := notifyClientName(p.Notify); err != nil {
+		return nil, err
+	}
 	if !ok {
 		target := p.Notify
 		if target == "" {
@@ -206,6 +210,17 @@ func (s *Service) watchPolicy(ctx context.Context, env route.Env, p api.ThreadWa
 	}
 	return &route.Policy{Clients: &route.ClientRule{}, OnlyClient: name,
 		ClientHint: "a client can only ask for notifications to itself: use --notify client:<your name> through your own token"}, nil
+}
+
+// notifyClientName refuses a client: recipient that names no possible client: an empty
+// name would otherwise read as "no client rule" and notify nobody.
+func notifyClientName(notify string) error {
+	name, ok := strings.CutPrefix(notify, model.ClientRecipientPrefix)
+	if !ok || config.ValidName(name) {
+		return nil
+	}
+	return model.Errorf(model.CodeInvalidArgument, "pass --notify client:NAME with your own client's name (`codexhost client whoami` prints it), or a thread id",
+		"--notify %q names no client", notify)
 }
 
 // delegatePolicy: the parent of a delegation is touched (it gets the child, and with

@@ -83,7 +83,7 @@ func (s *Service) Watch(ctx context.Context, caller api.Caller, p api.ThreadWatc
 
 func (s *Service) watchRecipient(ctx context.Context, caller api.Caller, notify, envThread string) (string, error) {
 	if strings.HasPrefix(notify, model.ClientRecipientPrefix) {
-		return notify, nil // only that client itself may ask: watchPolicy
+		return notify, notifyClientName(notify) // only that client itself may ask: watchPolicy
 	}
 	given := notify
 	if given == "" {
