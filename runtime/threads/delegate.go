@@ -141,6 +141,11 @@ func (s *Service) checkDelegation(ctx context.Context, caller api.Caller, p api.
 	if p.WatchTimeoutMs < 0 || int64(p.WatchTimeoutMs) > int64(model.MaxWatchTimeout/time.Millisecond) {
 		return delegation{}, model.Errorf(model.CodeInvalidArgument, "use --watch-timeout-ms between 1 and 604800000 (7 days); the default is 30 minutes", "watch timeout %d ms out of range", p.WatchTimeoutMs)
 	}
+	if p.WatchTimeoutMs > 0 && !p.Watch {
+		// A window for no watch would be dropped without a word, and the caller not notified.
+		return delegation{}, model.Errorf(model.CodeInvalidArgument, "add --watch true, or drop --watch-timeout-ms",
+			"--watch-timeout-ms is the window of --watch, and no watch was asked for")
+	}
 	own, err := model.ValidateRefs(p.Refs)
 	if err != nil {
 		return delegation{}, err

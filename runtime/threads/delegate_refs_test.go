@@ -250,3 +250,22 @@ func TestInvalidRequestsAreRefusedAndStoreNothing(t *testing.T) {
 		t.Errorf("the parent's transcript changed:\n%s", got)
 	}
 }
+
+// A watch window without --watch would be dropped without a word: the caller would wait for
+// a notification that never comes. It is refused, and nothing is started.
+func TestWatchTimeoutWithoutWatchIsRefused(t *testing.T) {
+	t.Parallel()
+	th := hosttest.New(t, hosttest.Options{Clients: []string{"bot"}})
+	c := th.Client("bot")
+	e := hosttest.CallErr(t, c, api.MethodDelegateStart, api.DelegateStartParams{Harness: "shell", Task: "t", Cwd: t.TempDir(), WatchTimeoutMs: 60000}, model.CodeInvalidArgument)
+	if !strings.Contains(e.Hint, "--watch true") {
+		t.Fatalf("hint %q", e.Hint)
+	}
+	if list := hosttest.Call[api.ThreadListResult](t, c, api.MethodThreadList, api.ThreadListParams{AnyCwd: true}); len(list.Threads) != 0 {
+		t.Fatalf("a thread was started: %+v", list.Threads)
+	}
+	res := hosttest.Delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "t", Cwd: t.TempDir(), Watch: true, WatchTimeoutMs: 60000})
+	if res.Watch == nil {
+		t.Fatalf("with --watch true the window is taken: %+v", res)
+	}
+}
