@@ -306,16 +306,28 @@ func (a *App) footer() string {
 			a.help.Width = 0
 			end := a.help.ShortHelpView(a.footerEnd())
 			sep := a.c.st.Muted.Render(" • ")
-			rest := a.help.ShortHelpView(b)
-			room := a.w - ansiWidth(end) - ansiWidth(sep)
-			if ansiWidth(rest) > room {
-				rest = truncate(rest, room)
-			}
+			rest := a.fitKeys(b, a.w-ansiWidth(end)-ansiWidth(sep))
 			return pad(rest+sep+end, a.w)
 		}
 	}
 	a.help.Width = a.w
 	return pad(a.help.ShortHelpView(b), a.w)
+}
+
+// fitKeys renders as many whole key hints as fit in room cells, then "…" for the ones left
+// out (? lists them all): a hint cut in the middle ("m se…", "tab …") names no action.
+func (a *App) fitKeys(b []key.Binding, room int) string {
+	more := a.c.st.Muted.Render(" • …")
+	for n := len(b); n > 0; n-- {
+		s := a.help.ShortHelpView(b[:n])
+		if n < len(b) {
+			s += more
+		}
+		if ansiWidth(s) <= room {
+			return s
+		}
+	}
+	return truncate(a.c.st.Muted.Render("…"), room)
 }
 
 // confirmKey gives a key to the open confirmation dialog.

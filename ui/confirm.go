@@ -68,7 +68,7 @@ func (d *confirmDialog) View(w int) []string {
 		}
 	}
 	yes := d.c.keys.Dialog.Confirm.Help().Key
-	body = append(body, "", st.Accent.Render(yes+" "+d.yes)+st.Muted.Render(" · any other key cancels  ("+yes+"/N)"))
+	body = append(body, "", st.Accent.Render(yes+" "+d.yes)+st.Muted.Render(" · any other key backs out  ("+yes+"/N)"))
 	title := d.title
 	border := st.DialogBorder
 	if d.danger {

@@ -129,6 +129,7 @@ type fleetPane struct {
 	// names meanwhile is loading, not empty.
 	firstLoading bool
 	loadedAt     time.Time // when the last reload started
+	recheckArmed bool      // a recheckMsg is on its way (fleet_recheck.go)
 	// hosts as catalog.hosts last answered, their health updated by every first page since,
 	// so the status bar agrees with the host lines.
 	hosts []api.CatalogHost
@@ -269,6 +270,9 @@ func (f *fleetPane) Update(msg tea.Msg) tea.Cmd {
 		return f.onEvent(msg.ev)
 	case reconcileMsg:
 		return tea.Batch(f.reconcile(ReconcileEvery), f.reconcileTimer())
+	case recheckMsg:
+		f.recheckArmed = false
+		return f.reconcile(reconcileOnFocus)
 	case tea.FocusMsg:
 		return f.reconcile(reconcileOnFocus)
 	case threadChangedMsg:

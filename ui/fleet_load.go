@@ -407,13 +407,17 @@ func (f *fleetPane) onEvent(ev api.Event) tea.Cmd {
 	}
 	// A thread the fleet has not seen: most likely a new delegation, which a native one
 	// brings to its host's page.
-	if g := f.group(threadsGroup); !g.loading && f.searchText() == "" {
-		if cmd := f.reconcile(reconcileOnFocus); cmd != nil {
-			return cmd
-		}
-		return f.threadsPage("", true)
+	if f.searchText() != "" {
+		return nil
 	}
-	return nil
+	if cmd := f.reconcile(reconcileOnFocus); cmd != nil {
+		return cmd
+	}
+	cmds := []tea.Cmd{f.recheckSoon()}
+	if g := f.group(threadsGroup); !g.loading {
+		cmds = append(cmds, f.threadsPage("", true))
+	}
+	return tea.Batch(cmds...)
 }
 
 func (f *fleetPane) remove(id string) {

@@ -31,6 +31,7 @@ var scopeTitles = map[string]string{
 	keymap.ScopeTranscript: "Transcript",
 	keymap.ScopeLineage:    "Lineage",
 	keymap.ScopeDialog:     "Yes/no dialogs",
+	keymap.ScopeApproval:   "Approvals",
 	keymap.ScopeInput:      "Forms and search",
 	keymap.ScopeSetup:      "Codex setup",
 }

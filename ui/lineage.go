@@ -76,7 +76,7 @@ func (l *lineagePane) Title() string {
 	if len(l.nodes) == 0 {
 		return "Lineage"
 	}
-	return fmt.Sprintf("Lineage · %d threads", len(l.nodes))
+	return "Lineage · " + plural(len(l.nodes), "thread", "threads")
 }
 
 func (l *lineagePane) SetSize(w, h int)  { l.w, l.h = w, h; l.scroll() }

@@ -128,3 +128,15 @@ func TestLineagePaneMarksMarkerCreatedThreadsWithTheirGeneration(t *testing.T) {
 	a.press(a.km.List.Bottom)
 	mustContain(t, a.lineage.footer(), "created by a marker block, generation 2")
 }
+
+// A thread alone in its tree is "1 thread", not "1 threads".
+func TestLineageTitleCountsOneThreadInTheSingular(t *testing.T) {
+	t.Parallel()
+	rt := newFake()
+	fleetFixture(rt)
+	a := newTestApp(t, rt, 130, 34)
+	a.press(a.km.List.Select) // idA: a thread with no family
+	if got := a.lineage.Title(); got != "Lineage · 1 thread" {
+		t.Fatalf("title %q", got)
+	}
+}

@@ -108,7 +108,7 @@ func TestQuitAsksNothingWhenNoTurnRunsOrTheRuntimeIsNotTheApps(t *testing.T) {
 
 // Below the minimum size the small screen handles its own keys: q while turns run draws the
 // quit question (before, it opened unseen while the screen still said "press q to quit"), y
-// answers it, and any other key cancels it.
+// answers it, and any other key backs out.
 func TestTooSmallDrawsAndAnswersTheQuitDialog(t *testing.T) {
 	t.Parallel()
 	for _, size := range [][2]int{{60, 20}, {79, 23}, {40, 8}} {
