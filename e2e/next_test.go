@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The `next` commands of delegate start and thread send run as printed: pasted into sh from a
@@ -129,5 +130,32 @@ func TestErrorHintsRunAsPrintedWithoutCodexhostOnPath(t *testing.T) {
 		if b, err := c.CombinedOutput(); err != nil {
 			t.Errorf("%s: hinted %q in sh: %v\n%s", doc.Error.Code, command, err, b)
 		}
+	}
+}
+
+// A watch notification says how to read the thread that stopped, and the agent it goes to
+// can run that as written: its shell has CODEXHOST_CLI_PATH, not a codexhost on PATH. The
+// notified harness runs the notification's read command and answers with what it printed.
+func TestWatchNotificationReadCommandRunsInTheAgentsShell(t *testing.T) {
+	t.Parallel()
+	reader := []string{"sh", "-c", `in=$(cat); cmd=$(printf '%s\n' "$in" | sed -n 's/.*Read it with: //p' | head -n 1)
+if [ -n "$cmd" ]; then PATH=/usr/bin:/bin; eval "$cmd"; else echo ready; fi`}
+	h := startHost(t, hostConfig{harnesses: map[string][]string{"reader": reader, "slow": {"sh", "-c", "sleep 1; cat"}}})
+	tok := h.addClient("ci")
+	agent := h.delegate(tok, "--harness", "reader", "--task", "wait for news")
+	h.waitCompleted(tok, agent.Thread.ID)
+	child := h.delegate(tok, "--harness", "slow", "--task", "the child's work")
+	h.asClient(tok, "thread", "watch", child.Thread.ID, "--notify", agent.Thread.ID).decode(t, &struct{}{})
+	h.waitCompleted(tok, child.Thread.ID)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res := h.read(tok, agent.Thread.ID)
+		if res.Result != nil && strings.Contains(res.Result.Text, `"threadId":"`+child.Thread.ID+`"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent could not run the notification's read command; its latest answer: %+v", res.Result)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -233,7 +233,9 @@ func textWithUsage(ws []model.Watch, usage func(model.ThreadID) *model.Usage) st
 				fmt.Fprintf(&b, "; tokens used: %s", model.UsageLine(u))
 			}
 		}
-		fmt.Fprintf(&b, ". Read it with: codexhost thread read %s\n", w.Thread)
+		// A notification turn goes to an agent, whose shell finds this runtime's CLI only
+		// through CODEXHOST_CLI_PATH (PATH may hold no codexhost, or another one).
+		fmt.Fprintf(&b, ". Read it with: \"$CODEXHOST_CLI_PATH\" thread read %s\n", w.Thread)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -66,7 +66,7 @@ func TestWatchS000_44_InterruptedDeliveryIsDeliveredAgain(t *testing.T) {
 	})
 	msgs := w.waitUserMessages(rcpt.id, 2)
 	text := msgs[1]
-	for _, s := range []string{"codex://threads/" + th.id, model.ResultCompleted, th.turn, "codexhost thread read " + th.id} {
+	for _, s := range []string{"codex://threads/" + th.id, model.ResultCompleted, th.turn, `"$CODEXHOST_CLI_PATH" thread read ` + th.id} {
 		if !strings.Contains(text, s) {
 			t.Fatalf("notification %q lacks %q", text, s)
 		}
