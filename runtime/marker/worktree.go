@@ -100,7 +100,7 @@ func AddWorktree(ctx context.Context, cwd, root, name string) (Worktree, error) 
 		return Worktree{}, err
 	}
 	rel, err := filepath.Rel(top, realCwd)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	if err != nil || !within(realCwd, top) {
 		return Worktree{}, fmt.Errorf("cwd %s is outside its work tree %s", cwd, top)
 	}
 	if _, err := git(ctx, "-C", top, "rev-parse", "--verify", "--quiet", "HEAD^{commit}"); err != nil {
@@ -123,6 +123,12 @@ func AddWorktree(ctx context.Context, cwd, root, name string) (Worktree, error) 
 		return Worktree{}, err
 	}
 	wt.Cwd = filepath.Join(wt.Path, rel)
+	// The author's folder may be new (untracked or ignored), so HEAD has no such folder: made
+	// empty here, the thread starts at the same place in its tree rather than not at all.
+	if err := os.MkdirAll(wt.Cwd, 0o700); err != nil {
+		RemoveWorktree(ctx, wt.Repo, wt.Path, wt.Branch, false)
+		return Worktree{}, err
+	}
 	return wt, nil
 }
 
