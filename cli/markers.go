@@ -23,7 +23,8 @@ func newThreadMarkersCmd(a *agentCommand) *cobra.Command {
 			if !asText {
 				return runMethod(a, cmd, api.ThreadMarkers, p, nil)
 			}
-			ctx, c, err := a.dial(cmd)
+			// connect, not dial: --operator holds for the text form too.
+			ctx, c, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -64,5 +65,26 @@ func TestThreadMarkersPrintsTheAudit(t *testing.T) {
 	out, _, code := run(t, "thread", "markers", id, "--text")
 	if code != 0 || !strings.Contains(out, "#1 task-read: accepted targets 019a0000-0000-7000-8000-0000000000ff") {
 		t.Fatalf("human output (%d):\n%s", code, out)
+	}
+}
+
+// The person at the keyboard reads a thread's marker audit for people as the JSON form does:
+// `thread markers T --text --operator` connects as the operator, not as an agent that was
+// given no runtime.
+func TestThreadMarkersTextAtTheKeyboard(t *testing.T) {
+	t.Parallel()
+	home := operatorHome(t, "/nonexistent/codex", t.TempDir())
+	config := "[harnesses.echo]\ncommand = [\"sh\", \"-c\", \"cat\"]\n"
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "delegate", "start", "--harness", "echo", "--task", "no blocks", "--operator")
+	var started api.DelegateStartResult
+	if code != 0 || json.Unmarshal([]byte(out), &started) != nil {
+		t.Fatalf("delegate start --operator: %d %s %s", code, out, errOut)
+	}
+	out, errOut, code = run(t, "thread", "markers", started.ThreadID, "--text", "--operator")
+	if code != 0 || !strings.Contains(out, "thread codex://threads/"+started.ThreadID) || !strings.Contains(out, "no marker blocks") {
+		t.Fatalf("markers --text --operator (%d):\n%s%s", code, out, errOut)
 	}
 }
