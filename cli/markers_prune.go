@@ -32,6 +32,7 @@ func newMarkersPruneCmd() *cobra.Command {
 			"its last turn is completed, failed or interrupted (or the thread is gone) and no watch or marker run of it is pending. " +
 			"A worktree with uncommitted changes is kept, and so is a branch with commits no other branch, tag or remote reaches; " +
 			"both are listed with the reason, every time. Threads that have not ended are listed and left alone. " +
+			"A marker worktree in the worktree folder that no record names (a runtime stopped while creating its thread) is removed the same way. " +
 			"--dry-run changes nothing and prints what would be removed.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -55,7 +56,11 @@ func printPrune(w io.Writer, res api.MarkersPruneResult) {
 		fmt.Fprintln(w, "no marker worktrees or branches")
 	}
 	for _, it := range res.Threads {
-		fmt.Fprintf(w, "thread %s\n", model.ThreadID(it.Thread).Link())
+		if it.Thread == "" {
+			fmt.Fprintln(w, "no thread (the runtime stopped while creating it)")
+		} else {
+			fmt.Fprintf(w, "thread %s\n", model.ThreadID(it.Thread).Link())
+		}
 		printCleanup(w, it.Cleanup, verb, del)
 	}
 }

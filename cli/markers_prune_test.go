@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
 )
@@ -92,5 +93,16 @@ func TestMarkersPrunePrintsWhatItRemoved(t *testing.T) {
 	}
 	if out, _, _ := run(t, "markers", "prune"); !strings.Contains(out, "no marker worktrees or branches") {
 		t.Fatalf("second prune:\n%s", out)
+	}
+}
+
+// A worktree no record names (a runtime stopped while creating its thread) is printed as
+// such, not as a link to a thread with no id.
+func TestMarkersPrunePrintsAWorktreeWithoutThread(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	printPrune(&b, api.MarkersPruneResult{Threads: []api.MarkerPruneItem{{Cleanup: model.MarkerCleanup{Worktree: "/w/x", Branch: "codexhost/marker-x", WorktreeRemoved: true, BranchDeleted: true}}}})
+	if got := b.String(); strings.Contains(got, "codex://threads/\n") || !strings.Contains(got, "no thread (the runtime stopped while creating it)\n  removed worktree /w/x\n  deleted branch codexhost/marker-x") {
+		t.Fatalf("printed:\n%s", got)
 	}
 }

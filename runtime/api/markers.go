@@ -43,7 +43,8 @@ type MarkersPruneResult struct {
 }
 
 // MarkerPruneItem is one created thread: Active says why it was left alone (it has not
-// ended), else Cleanup says what was removed and what was kept.
+// ended), else Cleanup says what was removed and what was kept. Thread is "" for a worktree
+// no record names (a runtime stopped between making it and recording its thread).
 type MarkerPruneItem struct {
 	Thread  string              `json:"threadId"`
 	Repo    string              `json:"repo"`

@@ -163,6 +163,19 @@ func (e *Engine) Active(author model.ThreadID) []model.MarkerRun {
 	return out
 }
 
+// Creating reports whether a run may be creating threads now: one not yet past its creation
+// and control blocks (its durable record is still the plan).
+func (e *Engine) Creating() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, lr := range e.runs {
+		if !lr.saved {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *Engine) track(lr *liveRun) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -20,10 +20,12 @@ func (s *Service) Prune(ctx context.Context, p api.MarkersPruneParams) (api.Mark
 		return api.MarkersPruneResult{}, err
 	}
 	var children []model.MarkerChild
+	recorded := map[string]bool{}
 	if err := s.deps.Store.EachMarkerChild(func(c model.MarkerChild) error {
 		if wt, ok := legacy[c.Child]; ok && c.Repo == "" && c.Worktree == "" && c.Branch == "" {
 			c = s.adoptLegacyWorktree(ctx, c, wt)
 		}
+		recorded[c.Worktree] = true
 		if c.Worktree != "" || c.Branch != "" {
 			children = append(children, c)
 		}
@@ -42,6 +44,7 @@ func (s *Service) Prune(ctx context.Context, p api.MarkersPruneParams) (api.Mark
 		}
 		res.Threads = append(res.Threads, item)
 	}
+	res.Threads = append(res.Threads, s.orphanWorktrees(ctx, recorded, p.DryRun)...)
 	return res, nil
 }
 
