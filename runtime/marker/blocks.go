@@ -437,9 +437,15 @@ func contains(set []string, s string) bool {
 	return false
 }
 
+// short cuts a reason for the report to 120 bytes, at a character's start: a cut inside a
+// multi-byte character (a non-ASCII path) would put invalid UTF-8 in the author's turn.
 func short(s string) string {
-	if len(s) > 120 {
-		return s[:120] + "…"
+	if len(s) <= 120 {
+		return s
 	}
-	return s
+	n := 120
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

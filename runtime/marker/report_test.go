@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -67,5 +68,18 @@ func TestTailKeepsWholeRunes(t *testing.T) {
 	}
 	if got := Tail("ab", 5); got != "ab" {
 		t.Fatalf("%q", got)
+	}
+}
+
+// A long reason cut for the report stays valid UTF-8: a path of non-ASCII folders (a create
+// or read failure names it) is cut between characters, never inside one.
+func TestShortReasonCutsBetweenCharacters(t *testing.T) {
+	t.Parallel()
+	reason := "cwd /home/josé/项目/" + strings.Repeat("子目录/", 40) + " is not a directory"
+	for i := range 4 {
+		got := short(strings.Repeat("a", i) + reason)
+		if !utf8.ValidString(got) || !strings.HasSuffix(got, "…") || len(got) > 120+len("…") {
+			t.Fatalf("cut at offset %d: %q", i, got)
+		}
 	}
 }
