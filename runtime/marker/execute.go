@@ -139,7 +139,12 @@ func (e *Engine) create(ctx context.Context, turn string, author Facts, gen int,
 	case err == nil:
 		o.Decision, o.Created = Accepted, &c
 	case model.IsCode(err, model.CodeFailedPrecondition):
-		o.Decision, o.Code, o.Detail = Rejected, "create_refused", model.AsError(err).Message
+		// The hint is what to write instead (the harnesses there are, say): the agent reads it.
+		me := model.AsError(err)
+		o.Decision, o.Code, o.Detail = Rejected, "create_refused", me.Message
+		if me.Hint != "" {
+			o.Detail += " (" + me.Hint + ")"
+		}
 	default:
 		o.Decision, o.Code, o.Detail = Rejected, "create_failed", short(err.Error())
 	}

@@ -149,6 +149,18 @@ func TestS002_03_CreatedThreadOutsideGitSharesTheCwd(t *testing.T) {
 	}
 }
 
+// Scenario: S002-03 — a block naming a harness that is not registered is refused with the
+// names it may use, so the agent can write the block again without asking anyone.
+func TestS002_03_UnknownHarnessRefusalNamesTheHarnesses(t *testing.T) {
+	t.Parallel()
+	m := newMarkerEnv(t, nil)
+	author := m.author(t.TempDir(), fence("task-create", `{"prompt":"p","harness":"nope"}`))
+	report := m.report(author)
+	if !strings.Contains(report, `1. task-create: rejected (create_refused): harness "nope" is not registered`) || !strings.Contains(report, "use one of: ") || !strings.Contains(report, "shell") {
+		t.Fatalf("report:\n%s", report)
+	}
+}
+
 // Scenario: S002-04 (S002-05, S002-07) — a poll and a wait are reported together once the
 // waited thread stops; missing and self targets are settled at once.
 func TestS002_05_PollAndWaitReportSnapshots(t *testing.T) {
