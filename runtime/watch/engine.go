@@ -169,6 +169,12 @@ func Open(opts Options) (*Engine, error) {
 	err := opts.Store.Watches(func(w model.Watch) error {
 		switch w.State {
 		case model.WatchWatching, model.WatchPending:
+			if w.State == model.WatchPending {
+				// Its retry time was set against the last runtime's recipient (busy then); a
+				// restart ended that turn, so it is tried at once (the restart grace covers a
+				// recipient not back yet).
+				w.NextAttempt = time.Time{}
+			}
 			e.active[w.ID] = &w
 			e.restored[w.ID] = true
 			e.dirty[w.Thread] = true

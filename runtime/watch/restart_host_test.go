@@ -15,6 +15,7 @@ import (
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/hosttest"
+	"github.com/codexhost/codexhost/runtime/watch"
 	"github.com/codexhost/codexhost/store"
 )
 
@@ -346,5 +347,34 @@ func TestWatchS000_37_ReadOnlyRecipientIsUndeliverable(t *testing.T) {
 	u := w.waitIn(reg.ID, model.WatchUndeliverable)
 	if !strings.Contains(u.Reason, "read-only") || !strings.Contains(u.Reason, "wold") {
 		t.Fatalf("undeliverable %+v", u)
+	}
+}
+
+// Scenario: S000-34, S000-42 — a notification pending for a recipient that was busy when the
+// runtime stopped is tried as soon as the next runtime has it: the restart ended the busy
+// turn, so waiting out the busy retry (30 s) would only delay it. The clock never moves here.
+func TestWatchPendingNotificationIsTriedAtOnceAfterARestart(t *testing.T) {
+	t.Parallel()
+	w := wNewHost(t, wHostOptions{})
+	rcpt := w.idle()
+	th := w.startThread("wgate", "watched work", "")
+	w.waitStopped(th.id)
+	w.restart(func() {
+		st, err := store.Open(w.Home, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := model.Watch{V: 1, ID: uuid.NewString(), Thread: model.ThreadID(th.id), Notify: rcpt.id, State: model.WatchPending,
+			RegisteredAt: wT0, Deadline: wT0.Add(time.Hour), Result: model.ResultCompleted, SourceTurn: th.turn,
+			DueAt: wT0, Attempts: 1, NextAttempt: wT0.Add(watch.BusyRetry), UpdatedAt: wT0}
+		if err := st.PutWatch(rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if text := w.waitUserMessages(rcpt.id, 2)[1]; !strings.Contains(text, "codex://threads/"+th.id) {
+		t.Fatalf("notification %q", text)
 	}
 }
