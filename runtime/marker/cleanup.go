@@ -44,6 +44,9 @@ func RemoveWorktree(ctx context.Context, repo, path, branch string, dryRun bool)
 	case n > 0:
 		c.OwnCommits = n
 		c.Kept = "the branch has " + strconv.Itoa(n) + " commits of its own"
+		if n == 1 {
+			c.Kept = "the branch has a commit of its own"
+		}
 	case dryRun:
 		c.BranchDeleted = true
 	default:

@@ -172,7 +172,7 @@ func TestS002_03_PruneRemovesWhatEndedThreadsLeft(t *testing.T) {
 	}
 
 	res := hosttest.Call[api.MarkersPruneResult](t, ops, api.MethodMarkersPrune, api.MarkersPruneParams{})
-	if it := pruneItem(t, res, committed); !it.Cleanup.WorktreeRemoved || it.Cleanup.BranchDeleted || !strings.Contains(it.Cleanup.Kept, "1 commits of its own") {
+	if it := pruneItem(t, res, committed); !it.Cleanup.WorktreeRemoved || it.Cleanup.BranchDeleted || !strings.Contains(it.Cleanup.Kept, "the branch has a commit of its own") {
 		t.Fatalf("committed thread: %+v", it)
 	}
 	if exists(wt[committed]) || !exists(wt[clean]) || !exists(wt[running]) {
