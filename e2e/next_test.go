@@ -17,18 +17,7 @@ func TestNextCommandsRunAsPrintedFromAPathWithSpaces(t *testing.T) {
 	t.Parallel()
 	h := startHost(t, hostConfig{harnesses: map[string][]string{"echo": echoHarness}})
 	tok := h.addClient("ci")
-	dir := filepath.Join(t.TempDir(), "my tools", "it's here")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	spaced := filepath.Join(dir, "codexhost")
-	raw, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(spaced, raw, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	spaced := spacedCLI(t)
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + h.cliHome, "CODEXHOST_HOME=" + h.home, "CODEXHOST_CLIENT_TOKEN=" + tok}
 	stdout, stderr, code, err := execCLI(spaced, h.work, env, []string{"delegate", "start", "--harness", "echo", "--task", "hello"})
 	if err != nil || code != 0 {
@@ -85,18 +74,7 @@ func TestErrorHintsRunAsPrintedWithoutCodexhostOnPath(t *testing.T) {
 	t.Parallel()
 	h := startHost(t, hostConfig{harnesses: map[string][]string{"sleeper": {"sh", "-c", "cat >/dev/null; sleep 60"}}})
 	tok := h.addClient("ci")
-	dir := filepath.Join(t.TempDir(), "my tools", "it's here")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	spaced := filepath.Join(dir, "codexhost")
-	raw, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(spaced, raw, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	spaced := spacedCLI(t)
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + h.cliHome, "CODEXHOST_HOME=" + h.home, "CODEXHOST_CLIENT_TOKEN=" + tok}
 	cli := func(args ...string) (string, string) {
 		stdout, stderr, _, err := execCLI(spaced, h.work, env, args)
@@ -158,4 +136,22 @@ if [ -n "$cmd" ]; then PATH=/usr/bin:/bin; eval "$cmd"; else echo ready; fi`}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// spacedCLI is a copy of the binary under a path with spaces and a quote, as some install it.
+func spacedCLI(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "my tools", "it's here")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spaced := filepath.Join(dir, "codexhost")
+	raw, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spaced, raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return spaced
 }
