@@ -59,15 +59,9 @@ func (f *handoffFlags) raw(cmd *cobra.Command) (json.RawMessage, error) {
 		if cmd.Flags().NFlag() > 1+countSet(cmd, "json", "client-token", "endpoint", "timeout", "timeout-ms") {
 			return nil, model.Errorf(model.CodeInvalidArgument, "give --file alone, or the field flags without --file", "--file and field flags are exclusive")
 		}
-		var b []byte
-		var err error
-		if f.file == "-" {
-			b, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), model.MaxHandoffBytes+1))
-		} else {
-			b, err = os.ReadFile(f.file)
-		}
+		b, err := readHandoffFile(f.file, cmd.InOrStdin())
 		if err != nil {
-			return nil, model.Errorf(model.CodeInvalidArgument, "give a readable JSON file", "read %s: %v", f.file, err)
+			return nil, err
 		}
 		return model.JSONDocument(f.file, b)
 	}
@@ -93,6 +87,30 @@ func (f *handoffFlags) raw(cmd *cobra.Command) (json.RawMessage, error) {
 	set("maxSkillContext", f.maxSkill, true)
 	set("notes", f.notes, f.notes != "")
 	return json.Marshal(m)
+}
+
+// readHandoffFile reads --file (- is stdin) up to one byte past the handoff limit: a device,
+// a FIFO or a log named by mistake neither fills memory nor waits for an end, and a handoff
+// too big is told so rather than cut into invalid JSON.
+func readHandoffFile(name string, stdin io.Reader) ([]byte, error) {
+	r := stdin
+	if name != "-" {
+		fh, err := os.Open(name)
+		if err != nil {
+			return nil, model.Errorf(model.CodeInvalidArgument, "give a readable JSON file", "read %s: %v", name, err)
+		}
+		defer fh.Close()
+		r = fh
+	}
+	b, err := io.ReadAll(io.LimitReader(r, model.MaxHandoffBytes+1))
+	if err != nil {
+		return nil, model.Errorf(model.CodeInvalidArgument, "give a readable JSON file", "read %s: %v", name, err)
+	}
+	if len(b) > model.MaxHandoffBytes {
+		return nil, model.Errorf(model.CodeInvalidArgument, fmt.Sprintf("keep the handoff under %d bytes", model.MaxHandoffBytes),
+			"%s holds more than %d bytes", name, model.MaxHandoffBytes).WithDetail("limit", model.MaxHandoffBytes)
+	}
+	return b, nil
 }
 
 func countSet(cmd *cobra.Command, names ...string) int {

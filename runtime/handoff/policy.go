@@ -36,13 +36,7 @@ func Resolve(pol config.Handoff, h model.Handoff) (Place, error) {
 	if h.Workspace != "" {
 		ws, ok := pol.Workspaces[h.Workspace]
 		if !ok {
-			names := make([]string, 0, len(pol.Workspaces))
-			for n := range pol.Workspaces {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			return Place{}, model.Errorf(model.CodeInvalidArgument, "use a workspace configured in [handoff.workspaces] ("+strings.Join(names, ", ")+"), or give projectPath",
-				"workspace %q is not configured", h.Workspace).WithDetail("workspaces", names)
+			return Place{}, unknownWorkspace(pol, h.Workspace)
 		}
 		if given != "" && filepath.Clean(given) != filepath.Clean(ws) {
 			return Place{}, model.Errorf(model.CodeInvalidArgument, "give projectPath or workspace, or both naming the same directory", "projectPath and workspace %q name different directories", h.Workspace)
@@ -60,6 +54,20 @@ func Resolve(pol config.Handoff, h model.Handoff) (Place, error) {
 	}
 	return Place{}, model.Errorf(model.CodeFailedPrecondition, "use a project inside one of "+rootsKey+" (after symlinks are resolved), or add its root there in config.toml",
 		"%s %s is outside every allowed project root", field, dir)
+}
+
+// unknownWorkspace names the configured workspaces, or says that none is.
+func unknownWorkspace(pol config.Handoff, name string) error {
+	names := make([]string, 0, len(pol.Workspaces))
+	for n := range pol.Workspaces {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	hint := "use a workspace configured in [handoff.workspaces] (" + strings.Join(names, ", ") + "), or give projectPath"
+	if len(names) == 0 {
+		hint = "give projectPath, or name the workspace's directory under [handoff.workspaces] in config.toml (none is configured)"
+	}
+	return model.Errorf(model.CodeInvalidArgument, hint, "workspace %q is not configured", name).WithDetail("workspaces", names)
 }
 
 // resolvedRoots resolves the allowed roots. An entry that does not exist (a machine without

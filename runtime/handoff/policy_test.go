@@ -193,3 +193,23 @@ func TestProviderTraceRedacted(t *testing.T) {
 		t.Fatalf("spec %+v", spec)
 	}
 }
+
+// An unknown workspace names the configured ones; with none configured the hint says so
+// instead of listing an empty "()".
+func TestUnknownWorkspaceHint(t *testing.T) {
+	t.Parallel()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	for _, tc := range []struct {
+		pol  config.Handoff
+		want string
+	}{
+		{config.Handoff{AllowedProjectRoots: []string{root}, Workspaces: map[string]string{"docs": root, "api": root}}, "(api, docs)"},
+		{config.Handoff{AllowedProjectRoots: []string{root}}, "none is configured"},
+	} {
+		_, err := Resolve(tc.pol, model.Handoff{Workspace: "web"})
+		me := model.AsError(err)
+		if err == nil || me.Code != model.CodeInvalidArgument || !strings.Contains(me.Hint, tc.want) || strings.Contains(me.Hint, "()") {
+			t.Fatalf("workspaces %v: %v (hint %q)", tc.pol.Workspaces, err, me.Hint)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package handoff
 import (
 	"net/url"
 	"path/filepath"
+	"slices"
 
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/config"
@@ -43,13 +44,17 @@ const profileName = "codexhost_task"
 // thread is started with none; each turn's sandboxPolicy still narrows it (and grants the
 // network to a confirmed high-risk turn).
 func (s Sandbox) threadConfig(hide []string) map[string]any {
-	fs := map[string]any{}
+	var dirs []string
 	for _, h := range hide {
 		real, err := filepath.EvalSymlinks(h)
 		if err != nil || Inside(real, s.Dir) {
 			continue // nothing there; or it holds the project, which the task must read
 		}
-		fs[real] = "none"
+		dirs = append(dirs, real)
+	}
+	fs := map[string]any{}
+	for _, d := range outermost(dirs) {
+		fs[d] = "none"
 	}
 	extends := ":read-only"
 	if s.Mode == SandboxWorkspaceWrite {
@@ -58,6 +63,26 @@ func (s Sandbox) threadConfig(hide []string) map[string]any {
 	}
 	return map[string]any{"default_permissions": profileName,
 		"permissions": map[string]any{profileName: map[string]any{"extends": extends, "filesystem": fs}}}
+}
+
+// outermost drops each directory that lies in another one of dirs: hiding the outer one hides
+// it, and Codex's sandbox cannot make the inner mount point inside the outer, read-only one
+// (a Codex home kept in the codexhost home failed every task's start).
+func outermost(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		covered := false
+		for _, o := range dirs {
+			if o != d && Inside(o, d) {
+				covered = true
+				break
+			}
+		}
+		if !covered && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Provider is a provider profile applied to a task's thread.

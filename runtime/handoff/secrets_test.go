@@ -1,6 +1,8 @@
 package handoff_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,5 +65,44 @@ func TestProviderKeyNeverReachesTheModelsShell(t *testing.T) {
 	}
 	if got := strings.Join(plain, "\n"); !strings.Contains(got, "PATH=") || strings.Contains(got, secret) || strings.Contains(got, "LOCAL_LLM_AUTH") {
 		t.Fatalf("a native thread's shell printed %q", got)
+	}
+}
+
+// A Codex home kept inside the codexhost home (one backup, one chmod) is hidden with it: the
+// task still starts, and its model's shell reads neither. Hiding both made Codex's sandbox
+// try to mkdir the inner one inside the outer one's read-only mount, and every task failed
+// to start ("bwrap: Can't mkdir …: Read-only file system").
+func TestTaskStartsWithACodexHomeInsideTheHome(t *testing.T) {
+	t.Parallel()
+	th, root := handoffHost(t, hosttest.Options{Codex: true}, nil)
+	inner := filepath.Join(th.Home, "codex")
+	if err := os.MkdirAll(inner, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(inner, "auth.json"), []byte(`{"inner-secret-3b7"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	th.Cfg.Catalog.CodexHomes = []string{inner}
+	if err := config.Save(th.Home, th.Cfg); err != nil {
+		t.Fatal(err)
+	}
+	c := th.Client("bot")
+	h := demoHandoff(projectDir(t, root, "nested-homes"), "read")
+	h["objective"] = "Read the Codex home. [[mode:shell]] [[cmd:cat " + filepath.Join(inner, "auth.json") + "]]"
+	created := createHandoff(t, c, h)
+	started := hosttest.Call[api.TaskStartResult](t, c, api.MethodTaskStart, api.TaskStartParams{HandoffID: created.HandoffID})
+	if info := waitTask(t, c, started.Task.TaskID, model.TaskCompleted, model.TaskFailed); info.Status != model.TaskCompleted {
+		t.Fatalf("task %+v", info)
+	}
+	ran := false
+	for _, r := range th.Fake.Requests() {
+		out, ok := r.ToolOutput()
+		ran = ran || ok
+		if strings.Contains(out, "inner-secret-3b7") {
+			t.Fatalf("the task's shell read the nested Codex home: %q", out)
+		}
+	}
+	if !ran {
+		t.Fatal("the model's shell never ran")
 	}
 }

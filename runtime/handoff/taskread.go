@@ -190,11 +190,17 @@ func (s *Service) Cancel(ctx context.Context, caller api.Caller, p api.TaskCance
 	case model.TaskAwaitingConfirmation:
 		now := s.opts.Now()
 		rec, err = s.opts.Store.UpdateTask(rec.ID, func(t *model.TaskRecord) error {
+			if t.Status != model.TaskAwaitingConfirmation { // confirmed meanwhile: its turn is starting
+				return model.Errorf(model.CodeFailedPrecondition, "it was confirmed meanwhile: cancel it again to interrupt its turn", "task %s is %s", t.ID, t.Status)
+			}
 			t.Status, t.CancelledBy, t.Reason, t.EndedAt, t.UpdatedAt = model.TaskCancelled, by, "cancelled by "+by+" before confirmation", now, now
 			return nil
 		})
+		if err != nil {
+			return api.TaskInfo{}, err
+		}
 		s.trace(TraceEntry{Event: "cancelled", Task: rec.ID, By: by, Decision: "never started"})
-		return s.info(rec), err
+		return s.info(rec), nil
 	case model.TaskRunning:
 	default:
 		return api.TaskInfo{}, model.Errorf(model.CodeFailedPrecondition, "nothing to cancel; read its result with `codexhost task result "+string(rec.ID)+"`", "task %s is %s", rec.ID, rec.Status)

@@ -317,7 +317,7 @@ func (s *Service) Confirm(ctx context.Context, caller api.Caller, p api.TaskConf
 		return api.TaskStartResult{}, err
 	}
 	if rec.Status != model.TaskAwaitingConfirmation {
-		return api.TaskStartResult{}, model.Errorf(model.CodeFailedPrecondition, "only a task awaiting confirmation can be confirmed", "task %s is %s", rec.ID, rec.Status)
+		return api.TaskStartResult{}, notAwaiting(rec.ID, rec.Status)
 	}
 	_, h, _, err := s.load(rec.HandoffID)
 	if err != nil {
@@ -329,6 +329,9 @@ func (s *Service) Confirm(ctx context.Context, caller api.Caller, p api.TaskConf
 		return api.TaskStartResult{}, err
 	}
 	provider, _ := pickProvider(pol, rec.Provider)
+	if rec, err = s.claimAwaiting(rec.ID); err != nil {
+		return api.TaskStartResult{}, err
+	}
 	s.trace(TraceEntry{Event: "confirmed", Task: rec.ID, Handoff: rec.HandoffID, By: CallerName(caller), Decision: "the operator confirmed the task", Details: map[string]any{"heldBecause": rec.Held, "network": h.RiskLevel == model.RiskHigh}})
 	pl := plan{handoffID: rec.HandoffID, handoff: h, place: place, provider: provider, timeout: time.Duration(rec.TimeoutMs) * time.Millisecond, approval: rec.Approval}
 	info, err := s.begin(ctx, pl, rec, CallerName(caller), true)
@@ -337,6 +340,33 @@ func (s *Service) Confirm(ctx context.Context, caller api.Caller, p api.TaskConf
 	}
 	return api.TaskStartResult{Task: info}, err
 }
+
+// claimAwaiting moves an awaiting task to running in one store update, before its turn
+// starts: of two confirmations at once only one starts a turn (the other's turn/start failed
+// THREAD_BUSY and recorded the running task failed), and a cancel that comes later finds it
+// running. The hold's reason goes with the hold.
+func (s *Service) claimAwaiting(id model.ThreadID) (model.TaskRecord, error) {
+	now := s.opts.Now()
+	var was string
+	rec, err := s.opts.Store.UpdateTask(id, func(t *model.TaskRecord) error {
+		if was = t.Status; was != model.TaskAwaitingConfirmation {
+			return errNotAwaiting
+		}
+		t.Status, t.Reason, t.UpdatedAt = model.TaskRunning, "", now
+		return nil
+	})
+	if errors.Is(err, errNotAwaiting) {
+		return rec, notAwaiting(id, was)
+	}
+	return rec, err
+}
+
+func notAwaiting(id model.ThreadID, status string) error {
+	return model.Errorf(model.CodeFailedPrecondition, "only a task awaiting confirmation can be confirmed; read its status with `codexhost task status "+string(id)+"`",
+		"task %s is %s", id, status).WithDetail("status", status)
+}
+
+var errNotAwaiting = errors.New("task is not awaiting confirmation")
 
 func (s *Service) task(id string) (model.TaskRecord, error) {
 	tid, err := model.ParseThreadID(id)
