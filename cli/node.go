@@ -90,6 +90,8 @@ func newNodePairCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pair NAME HOST:PORT --token-stdin",
 		Short: "Record a paired node (its token read from stdin); its sessions show under host node:NAME",
+		Long: "Record a paired node (its token read from stdin); its sessions show under host node:NAME. A node listens on " +
+			"loopback only (its token travels in clear text), so HOST:PORT is the local end of a tunnel to it, such as ssh -L.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return invalidArgs(cmd, "expects the node's name and the HOST:PORT it serves on")

@@ -15,7 +15,7 @@ import (
 func newTaskCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "task",
-		Short: "Start, follow, confirm and cancel handoff tasks run by the Codex runner",
+		Short: "Start, check on, confirm and cancel handoff tasks run by the Codex runner",
 		Long: "A task is a native Codex thread that carries out a handoff inside its approved project root, in a sandbox " +
 			"derived from the handoff's allowed operations; its id is the thread's id. A task's risk is its declared level " +
 			"raised to what it asks (write, create_artifact or test commands: at least medium); above [handoff] " +
