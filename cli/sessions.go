@@ -26,7 +26,7 @@ func newSessionsCmd() *cobra.Command {
 			"case-insensitively: on a local host from its title index in the home (the first search reads the host " +
 			"whole and fills the page, later ones, of any process, answer from the index), on a paired node scanning " +
 			"a bounded number of pages per call; a host's nextCursor continues the list or the search and needs --host. " +
-			"A failing host reports its error and no rows.",
+			"A failing host reports its error and no rows; with --host, its error is the command's (exit 1).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := tf.check(); err != nil {
@@ -38,6 +38,11 @@ func newSessionsCmd() *cobra.Command {
 			res, err := operatorCall(&o, cmd, api.CatalogSessions.Method, p)
 			if err != nil {
 				return err
+			}
+			// Of every host, a failing one is a row among the others; the one host asked for
+			// failing is the command failing.
+			if p.Host != "" && len(res.Hosts) == 1 && res.Hosts[0].Error != nil {
+				return res.Hosts[0].Error
 			}
 			again := sessionsAgain(p, cmd.Flags().Changed("limit"), tf.sort)
 			return o.print(cmd, res, func(w io.Writer) { printSessions(cmd, &tf, w, res, p.Search, again) })

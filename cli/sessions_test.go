@@ -151,6 +151,11 @@ func TestS003_L_SessionsBadInputAndFailedHost(t *testing.T) {
 	if !strings.Contains(out, "`codexhost codex status` shows why") {
 		t.Fatalf("the failed host's hint does not lead to codex status:\n%s", out)
 	}
+	// The one host asked for failing is the command failing.
+	_, errOut, code = run(t, "sessions", "--host", "gateway:local")
+	if code != 1 || errorCode(t, errOut) != model.CodeAppServerUnavailable || strings.Contains(errOut, "secret-bin") {
+		t.Fatalf("sessions --host of a failed host (%d): %s", code, errOut)
+	}
 	status, _, _ := run(t, "codex", "status")
 	if !strings.Contains(status, "/nonexistent/secret-bin/codex") || !strings.Contains(status, "hint: ") {
 		t.Fatalf("codex status does not name the cause and the fix:\n%s", status)
