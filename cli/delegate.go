@@ -30,6 +30,9 @@ func newDelegateStartCmd(a *agentCommand) *cobra.Command {
 		Short: "Start a child thread on a harness with a task",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := windowGiven(cmd, "watch-timeout-ms", int64(p.WatchTimeoutMs)); err != nil {
+				return err
+			}
 			text, err := readText(cmd, "task", task)
 			if err != nil {
 				return err

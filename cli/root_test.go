@@ -64,3 +64,20 @@ func TestDelegateWatchTakesTrueOrFalse(t *testing.T) {
 		t.Fatalf("--watch true: code %d %s", code, errOut)
 	}
 }
+
+// A watch window of 0 typed on purpose is refused, not read as "the default" (30 minutes).
+func TestWatchWindowOfZeroIsRefused(t *testing.T) {
+	t.Parallel()
+	setenv(t, "CODEXHOST_RUNTIME_ENDPOINT", "")
+	setenv(t, "CODEXHOST_RUNTIME_TOKEN", "")
+	setenv(t, "CODEXHOST_CLIENT_TOKEN", "")
+	for _, args := range [][]string{
+		{"thread", "watch", "019a0000-0000-7000-8000-000000000000", "--timeout-ms", "0"},
+		{"delegate", "start", "--harness", "x", "--task", "y", "--watch", "true", "--watch-timeout-ms", "0"},
+	} {
+		_, errOut, code := run(t, args...)
+		if code != 1 || !strings.Contains(errOut, "INVALID_ARGUMENT") || !strings.Contains(errOut, "is not a window") {
+			t.Fatalf("%v: code %d %s", args, code, errOut)
+		}
+	}
+}

@@ -3,8 +3,19 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 )
+
+// windowGiven refuses a watch window given as 0 or less: the runtime reads an absent window
+// as the default (30 minutes), and a 0 typed on purpose would silently become that.
+func windowGiven(cmd *cobra.Command, flag string, ms int64) error {
+	if !cmd.Flags().Changed(flag) || ms > 0 {
+		return nil
+	}
+	return model.Errorf(model.CodeInvalidArgument, "give --"+flag+" from 1 to 604800000 (7 days), or leave it out for 30 minutes",
+		"--%s %d is not a window", flag, ms)
+}
 
 func newThreadWatchCmd(a *agentCommand) *cobra.Command {
 	var p api.ThreadWatchParams
@@ -13,6 +24,9 @@ func newThreadWatchCmd(a *agentCommand) *cobra.Command {
 		Short: "Notify a thread (or your client) once when T stops, or with --on approval when it needs approval; returns at once",
 		Args:  exactThreadArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := windowGiven(cmd, "timeout-ms", p.TimeoutMs); err != nil {
+				return err
+			}
 			p.Thread = args[0]
 			p.Caller = callerHint(cmd.Context(), "")
 			return runMethod(a, cmd, api.ThreadWatch, p, nil)
