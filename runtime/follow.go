@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"sync"
 
+	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/follow"
 	"github.com/codexhost/codexhost/store"
 )
@@ -62,6 +65,8 @@ func (h *Host) follow(ctx context.Context, f *follow.Follower) {
 		return
 	}
 	if err == nil {
+		// From here the home's socket is this runtime's own: the follower must not dial it.
+		f.Close()
 		if err = h.takeStore(st); err == nil {
 			h.follower.Store(nil)
 			h.logf("runtime: took over the home %s", h.opts.Home)
@@ -77,3 +82,18 @@ func (h *Host) AuthenticatePeer(token string, peer api.Peer) (api.Caller, error)
 
 // Authenticate accepts a token alone, where no connection exists (runtime/auth).
 func (h *Host) Authenticate(token string) (api.Caller, bool) { return h.auth.Token(token) }
+
+// followerVisible is a subscriber's visibility check made while the host follows: the holder
+// decides while there is one, and this host's own threads once it took the home over, as
+// asking the follower then would ask this very runtime through its own socket.
+func (h *Host) followerVisible(ctx context.Context, caller api.Caller, grant config.Grant) func(model.ThreadID) bool {
+	var once sync.Once
+	var local func(model.ThreadID) bool
+	return func(id model.ThreadID) bool {
+		if f := h.follower.Load(); f != nil {
+			return f.Visible(ctx, caller, id)
+		}
+		once.Do(func() { local = h.threads.VisibleTo(caller, grant) })
+		return local == nil || local(id)
+	}
+}

@@ -138,3 +138,53 @@ func (th *testHost) startFollower() *Host {
 	})
 	return f
 }
+
+// A client that subscribed through a follower keeps its events, each once, after the
+// follower took the home over. Its visibility check used to keep asking the follower's
+// connection, which then dialed the home's socket, now the runtime's own, and republished
+// its own events to itself without end.
+func TestSubscriberAfterTakeoverHearsEachEventOnce(t *testing.T) {
+	t.Parallel()
+	th := newTestHost(t, hostOptions{clients: []string{"a", config.OperatorClient}})
+	f := th.startFollower()
+	c, err := api.Dial(context.Background(), f.Endpoints()[0], th.tokens["a"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	events, err := c.Events(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.close()
+	select {
+	case err := <-f.Promoted():
+		if err != nil {
+			t.Fatalf("takeover: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the follower did not take over within 10 s")
+	}
+	res := delegate(t, c, api.DelegateStartParams{Harness: "shell", Task: "after the takeover"})
+	waitStopped(t, c, string(res.Thread.ID))
+	heard := 0
+	quiet := time.NewTimer(time.Second)
+	defer quiet.Stop()
+	for {
+		select {
+		case ev := <-events:
+			if ev.Thread == string(res.Thread.ID) {
+				heard++
+			}
+			if heard > 50 {
+				t.Fatalf("the subscriber heard %d events of one short thread: they echo", heard)
+			}
+			continue
+		case <-quiet.C:
+		}
+		break
+	}
+	if heard == 0 {
+		t.Fatal("the subscriber heard nothing of its own thread after the takeover")
+	}
+}

@@ -353,9 +353,10 @@ func (h *Host) Subscribe(ctx context.Context, fn func(api.Event)) { h.events.Sub
 // and its own event log, so that no client learns ids it was never given.
 func (h *Host) SubscribeCaller(ctx context.Context, caller api.Caller, fn func(api.Event)) {
 	fn = api.WithContentPolicy(caller, fn) // conversation text: runtime/api/eventcontent.go
-	visible := h.threads.VisibleTo(caller, h.live.Current().Grant(caller.Client))
-	if f := h.follower.Load(); f != nil && visible != nil {
-		visible = func(id model.ThreadID) bool { return f.Visible(ctx, caller, id) }
+	grant := h.live.Current().Grant(caller.Client)
+	visible := h.threads.VisibleTo(caller, grant)
+	if h.follower.Load() != nil && visible != nil {
+		visible = h.followerVisible(ctx, caller, grant)
 	}
 	if visible == nil {
 		h.Subscribe(ctx, fn)

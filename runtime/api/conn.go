@@ -26,7 +26,8 @@ type serverConn struct {
 
 	// Set by the read loop before it starts any request goroutine, then only read.
 	caller     Caller
-	connLimits // authed, the time of accept, requests in flight
+	token      string // a named client's, re-checked at each request and event (revoked)
+	connLimits        // authed, the time of accept, requests in flight
 
 	wmu           sync.Mutex
 	closeOnce     sync.Once
@@ -112,6 +113,10 @@ func (c *serverConn) handleLine(line []byte) bool {
 	if !c.authed.Load() {
 		return c.handleAuth(&req)
 	}
+	if err := c.revoked(); err != nil {
+		c.write(encodeError(req.ID, rpcServerError, err))
+		return false
+	}
 	switch req.Method {
 	case MethodAuth:
 		c.write(encodeError(req.ID, rpcServerError, model.Errorf(model.CodeFailedPrecondition,
@@ -151,6 +156,9 @@ func (c *serverConn) handleAuth(req *wireRequest) bool {
 		return false
 	}
 	c.caller = caller
+	if caller.Kind == CallerClient || caller.Kind == CallerNode {
+		c.token = p.Token // "" for the operator, whom the socket's peer names
+	}
 	if err := c.s.onAuthed(c); err != nil {
 		c.write(encodeError(req.ID, rpcServerError, err))
 		return false
@@ -159,6 +167,22 @@ func (c *serverConn) handleAuth(req *wireRequest) bool {
 	_ = c.nc.SetReadDeadline(time.Time{})
 	c.writeResult(req.ID, "auth", AuthResult{Caller: caller, Version: c.s.opts.Version})
 	return true
+}
+
+// revoked re-checks a named client's token, so that removing or replacing its entry in
+// config.toml ends what its open connections may do, not only its new ones: without it a
+// revoked client kept a connection acting for it for as long as it liked.
+func (c *serverConn) revoked() *model.Error {
+	if c.token == "" {
+		return nil
+	}
+	if caller, ok := c.s.h.Authenticate(c.token); ok && caller == c.caller {
+		return nil
+	}
+	c.s.logf("runtime api: closing a connection on %s of client %s: its token is no longer accepted", c.endpoint, c.caller.Client)
+	return model.Errorf(model.CodePermissionDenied, "connect again with the client's current token (`codexhost client add NAME` makes one)",
+		"the token of client %q is no longer accepted: its entry in config.toml was removed or replaced", c.caller.Client).
+		WithDetail("client", c.caller.Client)
 }
 
 // authenticate asks the handler who the token (and, when it can tell, the peer) is.
@@ -271,6 +295,10 @@ func (c *serverConn) writeEvents(queue <-chan Event) {
 		case <-c.ctx.Done():
 			return
 		case ev := <-queue:
+			if c.revoked() != nil {
+				c.close()
+				return
+			}
 			// Take whatever else is queued into the same write.
 			buf = appendEvent(buf[:0], ev)
 			for n := len(queue); n > 0; n-- {

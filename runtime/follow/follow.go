@@ -32,9 +32,10 @@ type Follower struct {
 	endpoint string
 	publish  func(api.Event) // the follower's own subscribers
 
-	mu   sync.Mutex
-	conn *api.Client
-	lost chan struct{} // closed when conn's event stream ends
+	mu     sync.Mutex
+	conn   *api.Client
+	lost   chan struct{} // closed when conn's event stream ends
+	closed bool          // for good: the home's socket may now be this runtime's own
 }
 
 // New returns a Follower of the runtime at endpoint (the home's socket) that republishes
@@ -76,6 +77,9 @@ func (f *Follower) WaitStore(ctx context.Context, home string, log io.Writer) (*
 func (f *Follower) client(ctx context.Context) (*api.Client, <-chan struct{}, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.closed {
+		return nil, nil, errors.New("this runtime no longer follows")
+	}
 	if f.conn != nil {
 		select {
 		case <-f.lost:
@@ -105,10 +109,13 @@ func (f *Follower) client(ctx context.Context) (*api.Client, <-chan struct{}, er
 	return c, lost, nil
 }
 
-// Close drops the connection to the primary.
+// Close drops the connection to the primary for good: a closed Follower never dials again,
+// since after a takeover the home's socket is the runtime's own, and a connection to it
+// would republish the runtime's events to itself without end.
 func (f *Follower) Close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.closed = true
 	if f.conn != nil {
 		_ = f.conn.Close()
 		f.conn = nil
