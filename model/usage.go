@@ -1,7 +1,9 @@
 package model
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -76,8 +78,11 @@ type ThreadUsage struct {
 	ContextWindow int64       `json:"contextWindow,omitempty"`
 	ContextTokens int64       `json:"contextTokens,omitempty"` // the latest request's tokens: what fills the window
 	Model         string      `json:"model,omitempty"`
-	Principal     string      `json:"principal,omitempty"`
-	UpdatedAt     time.Time   `json:"updatedAt"`
+	// ByModel splits Tokens by the model of each turn, so an estimate prices every turn at
+	// its own model's price, as usage.summary does; nil on records from before it existed.
+	ByModel   map[string]TokenCounts `json:"byModel,omitempty"`
+	Principal string                 `json:"principal,omitempty"`
+	UpdatedAt time.Time              `json:"updatedAt"`
 }
 
 // ApplyUsage folds a report into a turn's and its thread's records (either may be the zero
@@ -117,12 +122,16 @@ func ApplyUsage(turn TurnUsage, thread ThreadUsage, r UsageReport, at time.Time)
 		next = turn.Tokens // a late, older report never takes tokens back
 	}
 	added := next.Minus(turn.Tokens)
+	thread.ByModel = thread.splitByModel()
+	thread.ByModel[turn.Model] = thread.ByModel[turn.Model].Minus(turn.Tokens)
 	turn.Tokens, turn.UpdatedAt = next, at
 	if r.Model != "" {
 		turn.Model = r.Model
 	} else if turn.Model == "" {
 		turn.Model = thread.Model
 	}
+	// The turn's tokens move with it when a later report names another model.
+	thread.ByModel[turn.Model] = thread.ByModel[turn.Model].Plus(turn.Tokens)
 	thread.Tokens = thread.Tokens.Plus(added)
 	thread.LastTurn = r.Turn
 	if r.Last.Total > 0 {
@@ -182,8 +191,38 @@ func ViewUsage(u *ThreadUsage, prices PriceBook) *Usage {
 		f := math.Round(float64(u.ContextTokens)/float64(u.ContextWindow)*1e4) / 1e4
 		v.ContextFill = &f
 	}
-	v.EstimatedCost = estimate(nil, u.Model, u.Tokens, prices)
+	v.EstimatedCost = u.estimate(prices)
 	return v
+}
+
+// splitByModel is ByModel, made (a copy, never shared with the record read) for a record
+// from before it existed: every token then counts as the thread's latest model's.
+func (u ThreadUsage) splitByModel() map[string]TokenCounts {
+	out := make(map[string]TokenCounts, len(u.ByModel)+1)
+	for m, t := range u.ByModel {
+		out[m] = t
+	}
+	if u.ByModel == nil && u.Tokens != (TokenCounts{}) {
+		out[u.Model] = u.Tokens
+	}
+	return out
+}
+
+// estimate prices each model's tokens at its own price, in a stable order; tokens of
+// unpriced models met before the first priced one still count as unpriced.
+func (u ThreadUsage) estimate(prices PriceBook) *CostEstimate {
+	byModel := u.splitByModel()
+	var e *CostEstimate
+	var unpricedBefore int64
+	for _, m := range slices.Sorted(maps.Keys(byModel)) {
+		if e = estimate(e, m, byModel[m], prices); e == nil {
+			unpricedBefore += byModel[m].Total
+		}
+	}
+	if e != nil {
+		e.UnpricedTokens += unpricedBefore
+	}
+	return e
 }
 
 // estimate adds tokens of a model to an estimate (nil: none yet); it stays nil while no

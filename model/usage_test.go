@@ -63,3 +63,39 @@ func TestSinceDayReadsDaysAndSpans(t *testing.T) {
 		t.Fatalf("bad --since: %v", err)
 	}
 }
+
+// A thread whose turns used different models is priced turn by turn, as usage.summary prices
+// its turns: a later turn of an unpriced model neither drops the estimate of the priced turns
+// nor is priced at their rate; a turn whose model is named only by a later report moves.
+func TestThreadEstimatePricesEachTurnAtItsOwnModel(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	prices := func(name string) (Price, bool) { return Price{Input: 1000, Output: 2000}, name == "m1" }
+	c := func(in, out int64) *TokenCounts { return &TokenCounts{Input: in, Output: out, Total: in + out} }
+	var th ThreadUsage
+	var turns []TurnUsage
+	for _, r := range []UsageReport{
+		{Turn: "a", TurnTotal: c(1000, 1000), Model: "m1"},
+		{Turn: "b", TurnTotal: c(10, 10), Model: "m2"},
+		{Turn: "c", TurnTotal: c(5, 5)},              // the thread's latest model, m2, until…
+		{Turn: "c", TurnTotal: c(7, 7), Model: "m1"}, // …a later report names m1
+	} {
+		var turn TurnUsage
+		if n := len(turns); n > 0 && turns[n-1].Turn == r.Turn {
+			turn, turns = turns[n-1], turns[:n-1]
+		}
+		turn, th, _ = ApplyUsage(turn, th, r, at)
+		turns = append(turns, turn)
+	}
+	view, sum := ViewUsage(&th, prices), TurnsUsage(turns, prices)
+	if view.EstimatedCost == nil || sum.EstimatedCost == nil || *view.EstimatedCost != *sum.EstimatedCost || view.Total != sum.Total {
+		t.Fatalf("the thread's estimate %+v, its turns' %+v", view.EstimatedCost, sum.EstimatedCost)
+	}
+	if e := view.EstimatedCost; e.Amount != 3.021 || e.UnpricedTokens != 20 {
+		t.Fatalf("estimate %+v, want 3.021 for m1's 2014 tokens and 20 unpriced", e)
+	}
+	// A record written before tokens were split by model prices them all at its model.
+	old := ViewUsage(&ThreadUsage{Tokens: *c(1000, 1000), Turns: 1, Model: "m1"}, prices)
+	if old.EstimatedCost == nil || old.EstimatedCost.Amount != 3 {
+		t.Fatalf("an older record's estimate %+v", old.EstimatedCost)
+	}
+}

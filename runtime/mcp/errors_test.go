@@ -73,3 +73,17 @@ func TestToolErrorsKeepStructuredContentToTheOutputSchema(t *testing.T) {
 		}
 	}
 }
+
+// Codex hands a tool's text items to the model joined with nothing between them: the one-line
+// error must end its line, or the model reads "…its own delegation tree{"error":…}".
+func TestToolErrorTextEndsItsLineBeforeTheErrorDocument(t *testing.T) {
+	t.Parallel()
+	res := errorResult(model.Errorf(model.CodePermissionDenied, "a hint", "refused"))
+	var joined string
+	for _, c := range res.Content {
+		joined += c.(*sdk.TextContent).Text
+	}
+	if want := "PERMISSION_DENIED: refused\nhint: a hint\n{\"error\":"; len(joined) < len(want) || joined[:len(want)] != want {
+		t.Fatalf("the model reads %q", joined)
+	}
+}

@@ -107,5 +107,6 @@ func errorResult(err error) *sdk.CallToolResult {
 	if mErr != nil {
 		b, _ = json.Marshal(map[string]any{"error": model.Error{Code: me.Code, Message: me.Message, Hint: me.Hint}})
 	}
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}, &sdk.TextContent{Text: string(b)}}}
+	// The line ends: Codex joins the text items with nothing between them.
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text + "\n"}, &sdk.TextContent{Text: string(b)}}}
 }

@@ -24,9 +24,6 @@ import (
 //   - send and cancel of another principal's thread need operator.write;
 //   - agents (processes the host started) keep send and cancel of the threads codexhost runs.
 
-// maxPrincipalSteps bounds the climb through origins, in case records ever form a loop.
-const maxPrincipalSteps = 32
-
 // PrincipalOf returns the principal of a thread codexhost runs ("client:NAME" or
 // "thread:ROOT"); ok is false for a thread it did not start.
 func (s *Service) PrincipalOf(id model.ThreadID) (principal string, ok bool, err error) {
@@ -35,22 +32,37 @@ func (s *Service) PrincipalOf(id model.ThreadID) (principal string, ok bool, err
 	} else if err != nil {
 		return "", false, err
 	}
-	cur := id
-	for range maxPrincipalSteps {
+	top, client, err := s.treeTop(id)
+	if err != nil {
+		return "", false, err
+	}
+	if client != "" {
+		return model.ClientRecipientPrefix + client, true, nil
+	}
+	return "thread:" + string(top), true, nil
+}
+
+// treeTop climbs a thread's origins to the top of its delegation tree: the thread a client
+// started (client is its name) or one nobody delegated. The whole way, however deep: a
+// bound on the steps would give a deep thread a principal of its own (an ancestor's id),
+// locking its owner out of it. Records that loop stop where the loop closes.
+func (s *Service) treeTop(id model.ThreadID) (top model.ThreadID, client string, err error) {
+	seen := map[model.ThreadID]bool{}
+	for cur := id; ; {
+		seen[cur] = true
 		o, err := s.deps.Store.Origin(cur)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return "thread:" + string(cur), true, nil
+			return cur, "", nil
 		case err != nil:
-			return "", false, err
+			return "", "", err
 		case o.Kind == model.OriginClient:
-			return model.ClientRecipientPrefix + o.Client, true, nil
-		case o.ParentThread == "":
-			return "thread:" + string(cur), true, nil
+			return cur, o.Client, nil
+		case o.ParentThread == "" || seen[o.ParentThread]:
+			return cur, "", nil
 		}
 		cur = o.ParentThread
 	}
-	return "thread:" + string(cur), true, nil
 }
 
 // listVisible is the filter thread.list applies for this caller, nil when it sees all.

@@ -84,13 +84,9 @@ func (s *Service) rootOf(id model.ThreadID, cache map[model.ThreadID]model.Threa
 	if r, ok := cache[id]; ok {
 		return r
 	}
-	cur := id
-	for range maxPrincipalSteps {
-		o, err := s.deps.Store.Origin(cur)
-		if err != nil || o.Kind != model.OriginThread || o.ParentThread == "" {
-			break
-		}
-		cur = o.ParentThread
+	cur, _, err := s.treeTop(id)
+	if err != nil {
+		cur = id // an unreadable record: the thread stands as its own tree
 	}
 	cache[id] = cur
 	return cur
