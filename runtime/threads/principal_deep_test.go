@@ -28,9 +28,10 @@ func TestADeepDelegationChainKeepsItsClientsPrincipal(t *testing.T) {
 		if i > 0 {
 			p.Caller.ParentThread = chain[i-1]
 		}
-		id := hosttest.Delegate(t, c, p).Thread.ID
+		chain = append(chain, hosttest.Delegate(t, c, p).Thread.ID)
+	}
+	for _, id := range chain {
 		hosttest.WaitStopped(t, c, id)
-		chain = append(chain, id)
 	}
 	deepest := chain[depth-1]
 
