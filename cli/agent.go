@@ -49,7 +49,7 @@ func runMethod[P, R any](a *agentCommand, cmd *cobra.Command, m api.Method[P, R]
 // dial connects as an agent-facing command does; the caller closes the client.
 func (a *agentCommand) dial(cmd *cobra.Command) (context.Context, *api.Client, error) {
 	ctx := cmdContext(cmd)
-	c, err := a.conn.connectAgent(ctx)
+	c, err := a.conn.connectAgent(ctx, false)
 	return ctx, c, err
 }
 

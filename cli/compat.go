@@ -10,7 +10,8 @@ import (
 // Their endpoints are the catalog's local hosts, chosen with --host (--endpoint is the
 // runtime connection, as on every agent-facing command).
 
-const compatHostUsage = "endpoint: a local catalog host id such as gateway:local (`codexhost hosts` lists them)"
+// No backticks: pflag would take a quoted name for the flag's value placeholder.
+const compatHostUsage = "endpoint: a local catalog host id such as gateway:local (codexhost hosts lists them)"
 
 func newCompatCmd() *cobra.Command {
 	var a agentCommand

@@ -48,15 +48,19 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 
 // connectAgent opens the runtime connection of an agent-facing command. Host parameters, when
 // present, are the only ones used; otherwise only a client token opens the client listener.
-// Nothing else is tried: no other runtime, no other codexhost from PATH.
-func (f *clientFlags) connectAgent(ctx context.Context) (*api.Client, error) {
+// Nothing else is tried: no other runtime, no other codexhost from PATH. hasOperatorForm says
+// whether the command takes --operator, so that the hint names it only where it works.
+func (f *clientFlags) connectAgent(ctx context.Context, hasOperatorForm bool) (*api.Client, error) {
 	conn, err := resolveConnection(ctx, f.clientToken, f.endpoint)
 	if err != nil {
 		return nil, err
 	}
 	if conn.Kind == api.ConnOperator {
-		return nil, model.Errorf(model.CodeRuntimeUnreachable,
-			"run this inside a codexhost harness (which provides the connection), or pass --client-token (create one with `codexhost client add NAME`); at the keyboard add --operator",
+		hint := "run this inside a codexhost harness (which provides the connection), or pass --client-token (create one with `codexhost client add NAME`)"
+		if hasOperatorForm {
+			hint += "; at the keyboard add --operator"
+		}
+		return nil, model.Errorf(model.CodeRuntimeUnreachable, hint,
 			"no runtime connection: %s is not set and no client token was given", api.EnvEndpoint)
 	}
 	return dial(ctx, conn.Endpoint, conn.Token)

@@ -49,7 +49,7 @@ func newDoctorCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor [--fix] [--json]",
 		Short: "Check the home's config.toml, its database and backups, and the Codex installation; --fix migrates legacy configuration",
-		Long: "Check the home's config.toml and the Codex installation.\n\n" +
+		Long: "Check the home's config.toml, its database (every table's checksums, lost memtable writes) and backups (none, or the last older than a week), and the Codex installation; exit 1 when it finds a problem.\n\n" +
 			"config.toml from before the fleet catalog kept the supervised Codex homes and the agent tools' policy in a " +
 			"[supervisor] table (endpoints, enabled, allowRawTranscripts, allowWriteControls, max_stored_sessions). " +
 			"The runtime no longer reads it. --fix moves it: endpoints are merged into [catalog] codex_homes without " +

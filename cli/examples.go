@@ -10,7 +10,7 @@ import (
 // Ids in the examples: a thread, a handoff, a task (a thread too).
 const (
 	exThread  = "01a23330-854a-7562-acc2-04f5e001f216"
-	exHandoff = "hof_01a2333a9c"
+	exHandoff = "handoff_01a2333a-9c10-7d44-8b1a-3f2d5e6a7b8c" // "handoff_" and a UUID, as handoff create makes them
 	exTask    = "01a2333b-0f1e-7c44-9a1b-3f2d5e6a7b8c"
 )
 

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/codexhost/codexhost/internal/face/opview"
 	"github.com/codexhost/codexhost/internal/table"
+	"github.com/codexhost/codexhost/runtime/handoff"
 )
 
 // shellWords splits a command line as a shell would for these examples: words, single and
@@ -123,5 +125,19 @@ func TestExampleParsingCatchesMistakes(t *testing.T) {
 	}
 	if got := shellWords(`codexhost a 'b c' "d" > f # x`); strings.Join(got, "|") != "codexhost|a|b c|d" {
 		t.Errorf("shellWords: %q", got)
+	}
+}
+
+// The ids the examples show have the shape the runtime gives them, so an example reads as a
+// real command with a placeholder id, not as a different kind of id.
+func TestExampleIdsHaveTheRealShape(t *testing.T) {
+	t.Parallel()
+	if !handoff.ValidHandoffID(exHandoff) {
+		t.Errorf("example handoff id %q is not one handoff create makes", exHandoff)
+	}
+	for _, id := range []string{exThread, exTask} {
+		if _, err := uuid.Parse(id); err != nil {
+			t.Errorf("example thread id %q: %v", id, err)
+		}
 	}
 }

@@ -14,6 +14,8 @@ func newHarnessCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	a.register(cmd)
+	// At the keyboard too: a delegation's HARNESS_NOT_FOUND and DELEGATION_FAILED point here.
+	registerOperatorForm(cmd)
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List the harnesses of the running runtime",

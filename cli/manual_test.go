@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -103,4 +104,18 @@ func TestManualFlagPlaceholdersAreTheHelpOnes(t *testing.T) {
 	if strings.Contains(manual, "STRING `") {
 		t.Error("the manual shows a usage placeholder with its backticks")
 	}
+}
+
+// A flag's value placeholder in --help is one word: pflag takes the first backquoted name of
+// a usage for it, so a command quoted in the usage would read as the value
+// ("--host codexhost hosts").
+func TestFlagPlaceholdersAreOneWord(t *testing.T) {
+	t.Parallel()
+	walk(NewRoot(io.Discard, io.Discard), func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if name, _ := pflag.UnquoteUsage(f); strings.ContainsAny(name, " \t") {
+				t.Errorf("%s --%s: placeholder %q", c.CommandPath(), f.Name, name)
+			}
+		})
+	})
 }

@@ -83,6 +83,14 @@ func (o *operatorCommand) register(cmd *cobra.Command) {
 	_ = f.MarkHidden("timeout")
 }
 
+// timeoutGiven reports whether the command line set the bound (under either name).
+func (o *operatorCommand) timeoutGiven(cmd *cobra.Command) bool {
+	if o.timeoutMsTaken {
+		return cmd.Flags().Changed("timeout")
+	}
+	return cmd.Flags().Changed("timeout-ms") || cmd.Flags().Changed("timeout")
+}
+
 // timeoutFlag is the name of the command's bound, for messages.
 func (o *operatorCommand) timeoutFlag() string {
 	if o.timeoutMsTaken {
@@ -129,7 +137,9 @@ func operatorCallEvents[P, R any](o *operatorCommand, cmd *cobra.Command, m api.
 // withSession runs call on a one-call session, bounded by the command's timeout.
 func (o *operatorCommand) withSession(cmd *cobra.Command, call func(context.Context, *operatorSession) error) error {
 	ctx := cmdContext(cmd)
-	if o.timeoutMs < 0 {
+	// Zero is the command's own "no bound" (approvals --follow), never the user's: given,
+	// it would wait past the day the help promises.
+	if o.timeoutMs < 0 || (o.timeoutMs == 0 && o.timeoutGiven(cmd)) {
 		return model.Errorf(model.CodeInvalidArgument, "give "+o.timeoutFlag()+" in milliseconds, more than 0", "invalid %s %d", o.timeoutFlag(), o.timeoutMs)
 	}
 	if o.timeoutMs > 0 {

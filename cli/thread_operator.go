@@ -88,7 +88,7 @@ func (a *agentCommand) connect(cmd *cobra.Command) (context.Context, runtimeCall
 		}
 		return ctx, closingCaller{operatorCaller{s}, closeLog}, nil
 	}
-	c, err := a.conn.connectAgent(ctx)
+	c, err := a.conn.connectAgent(ctx, cmd.Flag(operatorFlagName) != nil)
 	if err != nil {
 		return ctx, nil, err
 	}

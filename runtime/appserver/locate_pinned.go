@@ -44,11 +44,12 @@ func InstallCommand(home string) string {
 }
 
 // FixHint is the fix for a missing codex binary, the same in the terminal app, doctor and
-// every error: install the pinned copy into the home (from the app, or by hand with npm), or
+// every error: install the pinned copy into the home (with `codexhost codex install` from a
+// shell without the app, such as a headless serve's; from the app; or by hand with npm), or
 // name a binary.
 func FixHint(home string) string {
-	return "install Codex " + PinnedVersion + ": press i in the terminal app (codexhost) to install it with npm, or run `" +
-		InstallCommand(home) + "` (Node.js and npm: https://nodejs.org/en/download); or set CODEXHOST_CODEX_BIN, " +
+	return "install Codex " + PinnedVersion + ": run `codexhost codex install` or press i in the terminal app (codexhost) to install it with npm, or run `" +
+		InstallCommand(home) + "` by hand (Node.js and npm: https://nodejs.org/en/download); or set CODEXHOST_CODEX_BIN, " +
 		"or codex_bin in config.toml, to a codex " + PinnedVersion + " binary"
 }
 

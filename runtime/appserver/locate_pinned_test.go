@@ -105,7 +105,7 @@ func TestLocateIgnoresTheCacheOfAnotherModule(t *testing.T) {
 	if !strings.Contains(e.Message, HomeInstallDir(home)) || strings.Contains(e.Message, root) {
 		t.Fatalf("the message should name the home's install dir and not the impostor's cache: %s", e.Message)
 	}
-	if !strings.Contains(e.Hint, InstallCommand(home)) || !strings.Contains(e.Hint, "press i") || !strings.Contains(e.Hint, "CODEXHOST_CODEX_BIN") {
+	if !strings.Contains(e.Hint, InstallCommand(home)) || !strings.Contains(e.Hint, "press i") || !strings.Contains(e.Hint, "`codexhost codex install`") || !strings.Contains(e.Hint, "CODEXHOST_CODEX_BIN") {
 		t.Fatalf("the hint should name every fix: %s", e.Hint)
 	}
 }

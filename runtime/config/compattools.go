@@ -17,7 +17,7 @@ type CompatTools struct {
 	AllowWriteControls  bool `toml:"allowWriteControls,omitempty"`
 	// MaxStoredSessions caps the stored (not loaded) rows one endpoint adds to a compat
 	// session list that asks for them; 0 is DefaultMaxStoredSessions.
-	MaxStoredSessions int `toml:"max_stored_sessions,omitempty"`
+	MaxStoredSessions int `toml:"max_stored_sessions,omitempty,omitzero"`
 }
 
 // Bounds of max_stored_sessions, in config.toml and per call.

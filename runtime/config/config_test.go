@@ -229,3 +229,23 @@ func TestAddClientStoresItsGrant(t *testing.T) {
 		t.Fatalf("bot %+v", g)
 	}
 }
+
+// A config.toml rewritten by a command (client add, node allow) states no limit its owner
+// never set: an unset number is 0 in memory, its default at run time, and written out as
+// `max_active_threads = 0` it read as a limit of none.
+func TestSaveLeavesUnsetLimitsOut(t *testing.T) {
+	home := t.TempDir()
+	c := &Config{}
+	if _, err := c.AddClient("bot", Grant{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(home, c); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(home, FileName))
+	for _, key := range []string{"max_active_threads", "workers", "max_stored_sessions"} {
+		if strings.Contains(string(raw), key) {
+			t.Errorf("config.toml names %s, which nobody set:\n%s", key, raw)
+		}
+	}
+}

@@ -12,13 +12,13 @@ import (
 type Markers struct {
 	// MaxActiveThreads is the quota of a principal: a creation round is skipped whole when
 	// the principal already has this many threads running. 0 is DefaultMaxActiveThreads.
-	MaxActiveThreads int `toml:"max_active_threads,omitempty"`
+	MaxActiveThreads int `toml:"max_active_threads,omitempty,omitzero"`
 	// Workers bounds the read rounds of polls and waits running at once (a wait holds a slot
 	// only while it reads, never while it sleeps); 0 is DefaultMarkerWorkers.
-	Workers int `toml:"workers,omitempty"`
+	Workers int `toml:"workers,omitempty,omitzero"`
 	// WorkersPerPrincipal bounds the slots one principal holds at once, so that one
 	// principal's reads never keep another's waiting; 0 is half of the workers.
-	WorkersPerPrincipal int `toml:"workers_per_principal,omitempty"`
+	WorkersPerPrincipal int `toml:"workers_per_principal,omitempty,omitzero"`
 	// Executors maps the executors `docker` and `cloud` of a task-create block to a harness;
 	// an executor not mapped here is refused with that reason.
 	Executors map[string]string `toml:"executors,omitempty"`

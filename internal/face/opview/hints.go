@@ -8,12 +8,12 @@ import (
 	"github.com/codexhost/codexhost/model"
 )
 
-// agentCommandHint is a command of the agent-facing thread group named in a hint.
+// agentCommandHint is a command of the agent-facing thread or harness group named in a hint.
 // Built on first use: a package-level map or regexp is built by every process at start.
-var agentCommandHint = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`codexhost thread [a-z]+[^`]*`") })
+var agentCommandHint = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`codexhost (?:thread|harness) [a-z]+[^`]*`") })
 
 // OperatorHint is hint as the person at the keyboard can follow it: the runtime's hints name
-// the thread commands as agents run them, which from an operator's shell need --operator.
+// the thread and harness commands as agents run them, which from an operator's shell need --operator.
 func OperatorHint(hint string) string {
 	return agentCommandHint().ReplaceAllStringFunc(hint, func(cmd string) string {
 		if strings.Contains(cmd, " --operator") {

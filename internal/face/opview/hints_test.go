@@ -19,6 +19,7 @@ func TestOperatorHintAddsTheOperatorFlagToThreadCommands(t *testing.T) {
 		"wait (`codexhost thread wait T`) or (`codexhost thread cancel`)": "wait (`codexhost thread wait T --operator`) or (`codexhost thread cancel --operator`)",
 		"`codexhost thread read T --operator`":                            "`codexhost thread read T --operator`",
 		"run `codexhost sessions`":                                        "run `codexhost sessions`",
+		"check the harness with `codexhost harness list`":                 "check the harness with `codexhost harness list --operator`",
 	} {
 		if got := OperatorHint(in); got != want {
 			t.Errorf("OperatorHint(%q) = %q, want %q", in, got, want)
