@@ -33,7 +33,7 @@ func newThreadWatchCmd(a *agentCommand) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&p.Notify, "notify", "", "who is notified: a thread id or link, or client:NAME (default: your own thread, the one your CODEXHOST_RUNTIME_TOKEN or CODEXHOST_THREAD_ID names, else the calling client)")
-	cmd.Flags().Int64Var(&p.TimeoutMs, "timeout-ms", 0, "observation window in milliseconds (default 30 minutes; at most 7 days); then the result is timedOut")
+	cmd.Flags().Int64Var(&p.TimeoutMs, "timeout-ms", 0, "observation window in milliseconds (default 30 minutes; at most 7 days); then the result is timedOut. A watch of the same thread for the same recipient is returned as it is (existing: true), its window unchanged")
 	cmd.Flags().StringVar(&p.On, "on", "", "what notifies: stop (the default), or approval: the first approval of T that waits for an answer (result needsApproval, with its id)")
 	return cmd
 }
