@@ -148,14 +148,26 @@ func (a *App) approvalView(w int) []string {
 	if len(s.pending) > 1 {
 		keys = append(keys, km.Next)
 	}
-	line := ""
-	for i, b := range keys {
-		if i > 0 {
-			line += st.Muted.Render(" · ")
-		}
-		line += st.Accent.Render(b.Help().Key) + " " + b.Help().Desc
-	}
-	body = append(body, "", line)
+	body = append(body, "")
+	body = append(body, keyLines(keys, inner, st.Accent.Render, st.Muted.Render(" · "))...)
 	title := "Approve? (" + strconv.Itoa(s.idx+1) + " of " + strconv.Itoa(len(s.pending)) + ")"
 	return dialogBox(title, body, bw, st.DialogDanger, st.TitleFocused)
+}
+
+// keyLines lays the keys out in lines of at most w cells, breaking between keys, so that at
+// 80 columns none is cut off (tab, the last, was).
+func keyLines(keys []key.Binding, w int, accent func(...string) string, sep string) []string {
+	var lines []string
+	line := ""
+	for _, b := range keys {
+		part := accent(b.Help().Key) + " " + b.Help().Desc
+		if line != "" && ansiWidth(line)+ansiWidth(sep)+ansiWidth(part) > w {
+			lines, line = append(lines, line), ""
+		}
+		if line != "" {
+			line += sep
+		}
+		line += part
+	}
+	return append(lines, line)
 }

@@ -111,3 +111,16 @@ func TestApprovalDialogKeepsItsRequestAcrossReloads(t *testing.T) {
 		t.Fatalf("a key meant for ap-1 answered ap-2 with %v", d)
 	}
 }
+
+// At 80×24 every key of the dialog shows: the line breaks between keys instead of cutting off
+// the last (tab, to the next request).
+func TestApprovalDialogKeysFitAt80Columns(t *testing.T) {
+	t.Parallel()
+	rt := newFake()
+	fleetFixture(rt)
+	approvalsFixture(rt)
+	a := newTestApp(t, rt, 80, 24)
+	a.press(a.km.Global.Approvals)
+	a.press(a.km.Approval.Next) // the file change offers the most decisions
+	mustContain(t, a.view(), "s accept for the session", "esc leave it pending", "tab next request")
+}
