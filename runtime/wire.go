@@ -34,7 +34,10 @@ func (h *Host) wire() {
 		Decorate: func(info *model.ThreadInfo) { h.threads.Decorate(info) }, Now: o.Now, Log: o.Log})
 	h.threads = threads.New(threads.Options{Supervised: h.supervise, Watch: func() *watch.Engine { return h.watch },
 		Subscribe: h.Subscribe, Publish: h.events.Publish, Config: h.config, OnCancel: func(id model.ThreadID) { h.markers.AuthorCancelled(id) }, Now: o.Now, Log: o.Log,
-		Approvals: func(thread string) []model.Approval { return h.approvals.OfThread(thread) }})
+		// A branch's approvals are asked by its canonical thread, and read with the branch.
+		Approvals: func(thread string) []model.Approval {
+			return h.approvals.OfThread(string(h.supervise.CanonicalOf(model.ThreadID(thread))))
+		}})
 	// Every change of an approval is published under the asking thread, so only who may see
 	// the thread sees it.
 	h.markers = h.newMarkers()

@@ -20,6 +20,9 @@ type approvalsState struct {
 	pending []model.Approval
 	open    bool
 	idx     int
+	// openID is the request on screen: a reload keeps showing it, wherever it moved, and
+	// never slides another under a key the person pressed for this one.
+	openID string
 }
 
 type approvalsMsg struct {
@@ -46,10 +49,19 @@ func (m approvalsMsg) apply(a *App) tea.Cmd {
 	}
 	s := &a.approvals
 	s.pending = m.list
-	if len(s.pending) == 0 {
-		s.open = false
-	}
 	s.idx = min(s.idx, max(len(s.pending)-1, 0))
+	if !s.open {
+		return nil
+	}
+	i := slices.IndexFunc(s.pending, func(p model.Approval) bool { return p.ID == s.openID })
+	if i < 0 {
+		// Decided elsewhere (another terminal, a client, the timeout): close rather than show
+		// the next request where the person was reading this one.
+		s.open = false
+		a.status.set(levelOK, "approval "+s.openID+" was decided elsewhere")
+		return nil
+	}
+	s.idx = i
 	return nil
 }
 
@@ -68,7 +80,7 @@ func (a *App) openApproval() tea.Cmd {
 		a.status.set(levelOK, "no approval waits for an answer")
 		return a.loadApprovals()
 	}
-	a.approvals.open, a.approvals.idx = true, 0
+	a.approvals.open, a.approvals.idx, a.approvals.openID = true, 0, a.approvals.pending[0].ID
 	return nil
 }
 
@@ -89,6 +101,7 @@ func (a *App) approvalKey(k tea.KeyMsg) tea.Cmd {
 		decision = model.DecisionCancel
 	case key.Matches(k, km.Next):
 		s.idx = (s.idx + 1) % len(s.pending)
+		s.openID = s.pending[s.idx].ID
 		return nil
 	case key.Matches(k, km.Close):
 		s.open = false
@@ -135,14 +148,26 @@ func (a *App) approvalView(w int) []string {
 	if len(s.pending) > 1 {
 		keys = append(keys, km.Next)
 	}
-	line := ""
-	for i, b := range keys {
-		if i > 0 {
-			line += st.Muted.Render(" · ")
-		}
-		line += st.Accent.Render(b.Help().Key) + " " + b.Help().Desc
-	}
-	body = append(body, "", line)
+	body = append(body, "")
+	body = append(body, keyLines(keys, inner, st.Accent.Render, st.Muted.Render(" · "))...)
 	title := "Approve? (" + strconv.Itoa(s.idx+1) + " of " + strconv.Itoa(len(s.pending)) + ")"
 	return dialogBox(title, body, bw, st.DialogDanger, st.TitleFocused)
+}
+
+// keyLines lays the keys out in lines of at most w cells, breaking between keys, so that at
+// 80 columns none is cut off (tab, the last, was).
+func keyLines(keys []key.Binding, w int, accent func(...string) string, sep string) []string {
+	var lines []string
+	line := ""
+	for _, b := range keys {
+		part := accent(b.Help().Key) + " " + b.Help().Desc
+		if line != "" && ansiWidth(line)+ansiWidth(sep)+ansiWidth(part) > w {
+			lines, line = append(lines, line), ""
+		}
+		if line != "" {
+			line += sep
+		}
+		line += part
+	}
+	return append(lines, line)
 }

@@ -77,3 +77,50 @@ func TestApprovalsCountedOpenedAndAnswered(t *testing.T) {
 		t.Fatal("the dialog opened with nothing pending")
 	}
 }
+
+// A request decided elsewhere while the dialog shows it never puts another request under the
+// person's keys: a reload keeps the request on screen where it moved, and closes the dialog
+// when that request itself was decided, so a y meant for it answers nothing else.
+func TestApprovalDialogKeepsItsRequestAcrossReloads(t *testing.T) {
+	t.Parallel()
+	rt := newFake()
+	fleetFixture(rt)
+	answered := approvalsFixture(rt)
+	a := newTestApp(t, rt, 120, 35)
+	a.press(a.km.Global.Approvals)
+	a.press(a.km.Approval.Next)
+	mustContain(t, a.view(), "Approve? (2 of 2)", "fileChange")
+
+	// The one before it is answered in another terminal: still the file change, now 1 of 1.
+	answered.Store("ap-1", "decline")
+	a.send(EventMsg(api.Event{Type: api.EventApproval, Thread: idApprovalThread, Status: model.ApprovalAnswered}))
+	mustContain(t, a.view(), "Approve? (1 of 1)", "fileChange")
+
+	// Back to two pending, the dialog on the command; then the command is answered elsewhere.
+	answered.Delete("ap-1")
+	a.send(EventMsg(api.Event{Type: api.EventApproval, Thread: idApprovalThread, Status: model.ApprovalPending}))
+	a.press(a.km.Approval.Next)
+	mustContain(t, a.view(), "Approve? (1 of 2)", "touch f")
+	answered.Store("ap-1", "decline")
+	a.send(EventMsg(api.Event{Type: api.EventApproval, Thread: idApprovalThread, Status: model.ApprovalAnswered}))
+	v := a.view()
+	mustNotContain(t, v, "Approve? (")
+	mustContain(t, v, "ap-1 was decided elsewhere")
+	a.press(a.km.Approval.Accept)
+	if d, _ := answered.Load("ap-2"); d != nil {
+		t.Fatalf("a key meant for ap-1 answered ap-2 with %v", d)
+	}
+}
+
+// At 80×24 every key of the dialog shows: the line breaks between keys instead of cutting off
+// the last (tab, to the next request).
+func TestApprovalDialogKeysFitAt80Columns(t *testing.T) {
+	t.Parallel()
+	rt := newFake()
+	fleetFixture(rt)
+	approvalsFixture(rt)
+	a := newTestApp(t, rt, 80, 24)
+	a.press(a.km.Global.Approvals)
+	a.press(a.km.Approval.Next) // the file change offers the most decisions
+	mustContain(t, a.view(), "s accept for the session", "esc leave it pending", "tab next request")
+}

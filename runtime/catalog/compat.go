@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -322,7 +323,7 @@ func (c *Catalog) CompatRead(ctx context.Context, p api.CompatSessionReadParams)
 	}
 	tr, err := c.Transcript(ctx, api.CatalogTranscriptParams{Thread: string(id), Host: h.spec.ID, Cursor: p.Cursor})
 	if err != nil {
-		return api.CompatSessionReadResult{}, err
+		return api.CompatSessionReadResult{}, compatCursorErr(err)
 	}
 	out := api.CompatSessionReadResult{Endpoint: h.spec.ID, Session: s, Turns: tr.Turns, OlderCursor: tr.OlderCursor, NewerCursor: tr.NewerCursor}
 	if s.Status == model.ThreadActive && p.Cursor == "" && len(tr.Turns) > 0 {
@@ -331,6 +332,21 @@ func (c *Catalog) CompatRead(ctx context.Context, p api.CompatSessionReadParams)
 		}
 	}
 	return out, nil
+}
+
+// compatCursorHint replaces the transcript command's hint on a refused cursor: a compat
+// caller (often an agent) pages with session-read, and may not run `codexhost transcript`.
+const compatCursorHint = "pass the olderCursor or newerCursor of an earlier `codexhost compat session-read` (codex_session_read) " +
+	"of the same session and endpoint, or no cursor for the newest turns"
+
+func compatCursorErr(err error) error {
+	var e *model.Error
+	if errors.As(err, &e) && e.Hint == transcriptCursorHint {
+		c := *e
+		c.Hint = compatCursorHint
+		return &c
+	}
+	return err
 }
 
 // activeTurn finds the running turn of a session loaded in the host's App Server: the thread

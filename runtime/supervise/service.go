@@ -173,6 +173,19 @@ func (s *Service) Canonical(id model.ThreadID) bool {
 	return err == nil && ok && sup.Binding == ""
 }
 
+// CanonicalOf is where Codex runs a bound branch of a local source, and so the thread its
+// approvals name; any other thread is its own.
+func (s *Service) CanonicalOf(id model.ThreadID) model.ThreadID {
+	if s.branches == nil {
+		return id
+	}
+	sup, ok, err := s.branches.Supervision(id)
+	if err != nil || !ok || sup.Binding != "" || sup.Canonical == "" {
+		return id
+	}
+	return sup.Canonical
+}
+
 // ModelLocked refuses a send that asks for another model to a supervised thread: it is
 // locked to the pair Codex chose at its first turn. Nil for any other thread.
 func (s *Service) ModelLocked(id model.ThreadID) error {
