@@ -178,7 +178,7 @@ func jsonReason(err error) string {
 	return err.Error()
 }
 
-// Normalize fills the defaults: version "1" and maxSkillContext 3.
+// Normalize fills the defaults (version "1", maxSkillContext 3) and drops empty optional lists.
 func (h *Handoff) Normalize() {
 	if h.Version == "" {
 		h.Version = HandoffVersion
@@ -186,6 +186,13 @@ func (h *Handoff) Normalize() {
 	if h.MaxSkillContext == nil {
 		n := DefaultSkillContext
 		h.MaxSkillContext = &n
+	}
+	// An optional list given empty is one not given: its JSON leaves both out, so the handoff
+	// read back from its file is the one that was written.
+	for _, l := range []*[]string{&h.TestCommands, &h.ExpectedArtifacts, &h.AcceptanceCriteria, &h.SkillContext} {
+		if len(*l) == 0 {
+			*l = nil
+		}
 	}
 }
 
