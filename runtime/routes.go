@@ -1,13 +1,16 @@
 package runtime
 
 import (
+	"context"
 	"os"
 
+	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/approvals"
 	"github.com/codexhost/codexhost/runtime/backup"
 	"github.com/codexhost/codexhost/runtime/codexsetup"
 	"github.com/codexhost/codexhost/runtime/compat"
+	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/follow"
 	"github.com/codexhost/codexhost/runtime/route"
 	"github.com/codexhost/codexhost/store"
@@ -34,7 +37,24 @@ func (h *Host) newRoutes() *route.Table {
 		h.node.Routes(),                             // node.describe, node.invoke
 		h.handoffs.Routes(),                         // handoff.*, task.*, skill.* (runtime/handoff)
 		backup.Routes(func() *store.Store { return h.store }, h.opts.Now), // store.backup
-		codex.Routes(),                           // codex.status, codex.install
-		approvals.Routes(h.approvals, h.threads), // approval.*
+		codex.Routes(), // codex.status, codex.install
+		approvals.Routes(h.approvals, approvalAccess{h}), // approval.*
 	)
+}
+
+// approvalAccess decides who sees and answers an approval by the thread the person knows:
+// Codex asks a branch's approvals under its canonical thread, which no harness of this
+// runtime lists when the branch runs on an extra Codex home (THREAD_NOT_FOUND at answer).
+type approvalAccess struct{ h *Host }
+
+func (a approvalAccess) VisibleTo(caller api.Caller, grant config.Grant) func(model.ThreadID) bool {
+	visible := a.h.threads.VisibleTo(caller, grant)
+	if visible == nil {
+		return nil
+	}
+	return func(id model.ThreadID) bool { return visible(a.h.supervise.SupervisedOf(id)) }
+}
+
+func (a approvalAccess) TouchPolicy(ctx context.Context, env route.Env, thread string) (*route.Policy, error) {
+	return a.h.threads.TouchPolicy(ctx, env, string(a.h.supervise.SupervisedOf(model.ThreadID(thread))))
 }

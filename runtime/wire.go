@@ -84,8 +84,11 @@ func (h *Host) startSupervision(cfg *config.Config, appEnv []string, logDir stri
 		Dir: filepath.Join(h.opts.Home, supervise.DirName),
 		StartNative: func(hostID, home string, onEvent func(harness.Event)) *harness.Native {
 			logName := filepath.Join(logDir, "app-server-supervise-"+strings.ReplaceAll(hostID, ":", "-")+".log")
+			// The branches of an extra home ask approvals, and are kept from the secrets, as
+			// the default home's threads are.
+			hide, secretEnv := h.native.Confinement()
 			return harness.NewNative(harness.NativeOptions{Start: h.launch.Start(codexBin, harness.WithVar(appEnv, "CODEX_HOME", home), logName),
-				OnEvent: onEvent, Now: h.opts.Now})
+				OnEvent: onEvent, Now: h.opts.Now, Approvals: h.approvals.Ask, Hide: hide, SecretEnv: secretEnv})
 		}})
 }
 

@@ -96,6 +96,12 @@ type nativeThread struct {
 	progress model.TurnProgress
 }
 
+// Confinement is what keeps this harness's threads from the secrets (NativeOptions.Hide and
+// SecretEnv), for another Codex harness of the same runtime to apply.
+func (n *Native) Confinement() (hide func() []string, secretEnv []string) {
+	return n.opts.Hide, n.opts.SecretEnv
+}
+
 func (t *nativeThread) busy() bool { return t.turnID != "" || t.status == model.ThreadActive }
 
 var _ Harness = (*Native)(nil)

@@ -7,9 +7,12 @@ import (
 	"testing"
 
 	"github.com/codexhost/codexhost/internal/testkit/codexfixture"
+	"github.com/codexhost/codexhost/internal/testkit/codextest"
 	"github.com/codexhost/codexhost/internal/testkit/fakemodel"
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
+	"github.com/codexhost/codexhost/runtime/catalog"
+	"github.com/codexhost/codexhost/runtime/config"
 	"github.com/codexhost/codexhost/runtime/hosttest"
 )
 
@@ -50,4 +53,47 @@ func TestContinuedSessionApprovalReadsWithTheSupervisedThread(t *testing.T) {
 	if len(rd.Approvals) != 1 || rd.Approvals[0].ID != asked.ID || rd.Approvals[0].Decision != model.DecisionDecline {
 		t.Fatalf("read of the continued thread %s: approvals %+v, want %s", sid, rd.Approvals, asked.ID)
 	}
+}
+
+// A branch of an extra Codex home asks its approvals as a branch of the default home does:
+// its App Server is started with the runtime's approval handler, so the request waits for an
+// answer instead of going unanswered.
+func TestAnExtraHomesBranchAsksItsApprovals(t *testing.T) {
+	t.Parallel()
+	th := hosttest.New(t, hosttest.Options{Codex: true, Operators: []string{"ops"}})
+	extra := codextest.NewHome(t, th.Fake.URL())
+	src, _ := codexfixture.StoredThread(t, extra, "", "extra question")
+	cfgPath := filepath.Join(extra, "config.toml")
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(b), `approval_policy = "never"`, `approval_policy = "on-request"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(th.Home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Catalog.CodexHomes = []string{extra}
+	if err := config.Save(th.Home, cfg); err != nil {
+		t.Fatal(err)
+	}
+	th.Restart()
+	c := th.Client("ops")
+
+	sid := hosttest.Call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src, Host: catalog.ExtraHostID(extra)}).Thread.ID
+	th.Fake.Enqueue(fakemodel.FunctionCall("exec_command",
+		`{"cmd":"touch extra-marker","sandbox_permissions":"require_escalated","justification":"writes a file"}`), fakemodel.Reply("done"))
+	hosttest.Call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "write it"})
+	var asked model.Approval
+	hosttest.Eventually(t, "the extra home's branch asking", func() bool {
+		list := hosttest.Call[api.ApprovalListResult](t, c, api.MethodApprovalList, api.ApprovalListParams{Pending: true})
+		if len(list.Approvals) == 1 {
+			asked = list.Approvals[0]
+		}
+		return asked.ID != ""
+	})
+	hosttest.Call[api.ApprovalResult](t, c, api.MethodApprovalAnswer, api.ApprovalAnswerParams{ID: asked.ID, Decision: model.DecisionDecline})
+	hosttest.WaitStopped(t, c, sid)
 }

@@ -186,6 +186,19 @@ func (s *Service) CanonicalOf(id model.ThreadID) model.ThreadID {
 	return sup.Canonical
 }
 
+// SupervisedOf is the supervised thread a canonical thread runs for, the id the person
+// knows; any other thread is its own.
+func (s *Service) SupervisedOf(id model.ThreadID) model.ThreadID {
+	if s.branches == nil {
+		return id
+	}
+	sup, ok, err := s.branches.OfCanonical(id)
+	if err != nil || !ok {
+		return id
+	}
+	return sup.Thread
+}
+
 // ModelLocked refuses a send that asks for another model to a supervised thread: it is
 // locked to the pair Codex chose at its first turn. Nil for any other thread.
 func (s *Service) ModelLocked(id model.ThreadID) error {
