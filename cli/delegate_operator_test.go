@@ -53,3 +53,15 @@ func TestDelegateStartAtTheKeyboardFollowsItsHint(t *testing.T) {
 		t.Fatalf("the child's origin: %+v, want the home's own client", o)
 	}
 }
+
+// The operator commands take --operator too, as a person used to the thread commands adds
+// it: they are the operator's already, and an "unknown flag" would only get in the way.
+func TestOperatorCommandsTakeOperatorToo(t *testing.T) {
+	t.Parallel()
+	operatorHome(t, "/nonexistent/codex", t.TempDir())
+	for _, args := range [][]string{{"approvals", "--operator"}, {"hosts", "--operator"}, {"usage", "--operator"}} {
+		if out, errOut, code := run(t, args...); code != 0 {
+			t.Errorf("%v: %d %s %s", args, code, out, errOut)
+		}
+	}
+}

@@ -69,6 +69,10 @@ func (o *operatorCommand) register(cmd *cobra.Command) {
 	}
 	f.StringVar(&o.clientToken, "client-token", "", "client token of a runtime's external listener (or "+envClientToken+"; default: the home's local operator client)")
 	f.StringVar(&o.endpoint, "endpoint", "", "runtime endpoint for --client-token, unix:///path or tcp://HOST:PORT (or "+envEndpoint+"; default: the home's socket)")
+	// What these commands already are: taken (hidden), so that a person who adds it, as the
+	// thread, delegate and harness commands need at the keyboard, is not refused.
+	f.Bool(operatorFlagName, false, "these commands act as the home's operator already")
+	_ = f.MarkHidden(operatorFlagName)
 	if o.timeoutMs <= 0 {
 		return
 	}
