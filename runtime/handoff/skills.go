@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/codexhost/codexhost/model"
 )
 
 // Skill is one approved local skill: <root>/<name>/SKILL.md with name and description front matter.
@@ -48,7 +51,8 @@ const (
 // ParseFrontMatter reads the name and description of a SKILL.md: a block between two `---`
 // lines at the top, with `key: value` lines (values may be quoted).
 func ParseFrontMatter(b []byte) (name, description string, ok bool) {
-	sc := bufio.NewScanner(bytes.NewReader(b))
+	// A byte-order mark (some Windows editors write one) is not part of the first line.
+	sc := bufio.NewScanner(bytes.NewReader(bytes.TrimPrefix(b, []byte("\ufeff"))))
 	sc.Buffer(make([]byte, 0, 4096), maxSkillFile)
 	if !sc.Scan() || strings.TrimSpace(sc.Text()) != "---" {
 		return "", "", false
@@ -166,14 +170,27 @@ func Route(skills []Skill, task string, limit int) []Recommendation {
 	return recs
 }
 
-// ContextLine is how a recommendation enters a handoff's skillContext.
+// ContextLine is how a recommendation enters a handoff's skillContext. It must pass that
+// field's checks whatever the skill holds, or handoff.create would fail on a field its caller
+// never wrote: the text is made valid UTF-8 without NUL, and the name and description are cut
+// so that the line, with the file at its end, fits model.MaxSkillContextChars.
 func (r Recommendation) ContextLine() string {
 	line := "skill " + r.Skill.Name
 	if r.Skill.Description != "" {
 		line += ": " + r.Skill.Description
 	}
-	if rs := []rune(line); len(rs) > 900 {
-		line = string(rs[:900]) + "…"
+	line, suffix := contextText(line), contextText(" ("+r.Skill.File+")")
+	room := model.MaxSkillContextChars - utf8.RuneCountInString(suffix)
+	if room < 40 { // a path too long to leave room for the name: cut the whole line instead
+		line, suffix, room = line+suffix, "", model.MaxSkillContextChars
 	}
-	return line + " (" + r.Skill.File + ")"
+	if rs := []rune(line); len(rs) > room {
+		line = string(rs[:room-1]) + "…"
+	}
+	return line + suffix
+}
+
+// contextText is s as valid UTF-8 without NUL characters.
+func contextText(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }

@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/codexhost/codexhost/model"
 )
 
 func writeSkill(t *testing.T, root, dir, body string) {
@@ -65,4 +68,34 @@ func FuzzGlobMatch(f *testing.F) {
 			t.Fatalf("Match returned %q, not the pattern", got)
 		}
 	})
+}
+
+// A SKILL.md saved with a byte-order mark (as some Windows editors do) is still a skill.
+func TestParseFrontMatterBOM(t *testing.T) {
+	t.Parallel()
+	name, desc, ok := ParseFrontMatter([]byte("\ufeff---\r\nname: bom\r\ndescription: saved with a BOM\r\n---\r\n"))
+	if !ok || name != "bom" || desc != "saved with a BOM" {
+		t.Fatalf("got %q %q %v", name, desc, ok)
+	}
+}
+
+// A routed skill's context line must pass the handoff's own skillContext checks, whatever
+// the skill's front matter or path holds: otherwise handoff.create fails on a field the
+// caller never wrote.
+func TestContextLineFitsSkillContext(t *testing.T) {
+	t.Parallel()
+	longPath := "/" + strings.Repeat("d", 300) + "/huge/SKILL.md"
+	for _, sk := range []Skill{
+		{Name: "huge", Description: strings.Repeat("a", 30000), File: longPath},
+		{Name: "caf\xe9", Description: "latin-1 \xff and a NUL \x00", File: "/skills/l\xe9/SKILL.md"},
+		{Name: strings.Repeat("n", 5000), File: "/" + strings.Repeat("p", 2000) + "/SKILL.md"},
+	} {
+		line := Recommendation{Skill: sk}.ContextLine()
+		if !utf8.ValidString(line) || strings.ContainsRune(line, 0) || utf8.RuneCountInString(line) > model.MaxSkillContextChars {
+			t.Fatalf("context line of %q is not valid skillContext: %d characters, %q", clip(sk.Name, 20), utf8.RuneCountInString(line), clip(line, 80))
+		}
+		if len(sk.File) < 1000 && !strings.HasSuffix(line, "("+strings.ToValidUTF8(sk.File, "\uFFFD")+")") {
+			t.Fatalf("the line lost the skill's file: %q", clip(line, 80))
+		}
+	}
 }
