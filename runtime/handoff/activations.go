@@ -127,16 +127,16 @@ func (s *Service) withActivations(routing SkillRouting) []Activation {
 		return routing.Activations
 	}
 	latest := s.latestActivations()
-	files := map[string]string{}
-	for _, r := range routing.Recommendations {
-		if real, err := filepath.EvalSymlinks(r.Skill.File); err == nil {
-			files[r.Skill.Name] = real
-		}
-	}
 	out := make([]Activation, len(routing.Activations))
 	for i, a := range routing.Activations {
 		out[i] = a
-		if rec, ok := latest[files[a.Skill]]; ok && !a.Activated {
+		// Activations are made alongside the recommendations, in their order: the i-th is of
+		// the i-th recommendation's file (two skills may share a name, never a file).
+		if a.Activated || i >= len(routing.Recommendations) || routing.Recommendations[i].Skill.Name != a.Skill {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(routing.Recommendations[i].Skill.File)
+		if rec, ok := latest[real]; err == nil && ok {
 			out[i].Activated, out[i].ActivationID = true, rec.ID
 		}
 	}

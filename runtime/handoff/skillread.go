@@ -238,7 +238,9 @@ func (s *Service) skillRoot(given string) (string, error) {
 	return root, nil
 }
 
-// findSkill finds a skill of an approved root by its front-matter name or its folder name.
+// findSkill finds a skill of an approved root by its front-matter name or, failing that, its
+// folder name. A name several skills share is refused with their folders (which are unique),
+// so that the caller picks one rather than getting whichever sorts first.
 func (s *Service) findSkill(rootGiven, name string) (foundSkill, error) {
 	if strings.TrimSpace(name) == "" {
 		return foundSkill{}, model.Errorf(model.CodeInvalidArgument, "name the skill (its name from skill.route)", "no skill given")
@@ -249,19 +251,41 @@ func (s *Service) findSkill(rootGiven, name string) (foundSkill, error) {
 	}
 	skills := LoadSkills(root)
 	names := make([]string, 0, len(skills))
+	var byName, byFolder []Skill
 	for _, sk := range skills {
 		names = append(names, sk.Name)
-		if sk.Name != name && filepath.Base(filepath.Dir(sk.File)) != name {
-			continue
+		switch {
+		case sk.Name == name:
+			byName = append(byName, sk)
+		case skillFolder(sk) == name:
+			byFolder = append(byFolder, sk)
 		}
-		real, err := filepath.EvalSymlinks(sk.File)
-		if err != nil || !Inside(root, real) {
-			break
-		}
-		return foundSkill{Skill: sk, real: real, folder: filepath.Dir(real)}, nil
 	}
-	return foundSkill{}, model.Errorf(model.CodeInvalidArgument, "use a skill name that skill.route returns", "no skill %q in %s", clip(name, 80), root).WithDetail("skills", names)
+	match := byName
+	if len(match) == 0 {
+		match = byFolder
+	}
+	switch len(match) {
+	case 0:
+		return foundSkill{}, model.Errorf(model.CodeInvalidArgument, "use a skill name that skill.route returns", "no skill %q in %s", clip(name, 80), root).WithDetail("skills", names)
+	case 1:
+	default:
+		folders := make([]string, 0, len(match))
+		for _, sk := range match {
+			folders = append(folders, skillFolder(sk))
+		}
+		return foundSkill{}, model.Errorf(model.CodeInvalidArgument, "name the skill by its folder instead: "+strings.Join(folders, " or "),
+			"%d skills in %s are named %q", len(match), root, clip(name, 80)).WithDetail("folders", folders)
+	}
+	real, err := filepath.EvalSymlinks(match[0].File)
+	if err != nil || !Inside(root, real) {
+		return foundSkill{}, model.Errorf(model.CodeFailedPrecondition, "check the skill's files", "skill %q changed while it was read", clip(name, 80))
+	}
+	return foundSkill{Skill: match[0], real: real, folder: filepath.Dir(real)}, nil
 }
+
+// skillFolder is the name of a skill's folder in its root.
+func skillFolder(sk Skill) string { return filepath.Base(filepath.Dir(sk.File)) }
 
 func clip(s string, n int) string {
 	if r := []rune(s); len(r) > n {

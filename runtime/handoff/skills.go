@@ -110,7 +110,13 @@ func LoadSkills(root string) []Skill {
 		}
 		out = append(out, Skill{Name: name, Description: desc, File: file})
 	}
-	slices.SortFunc(out, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
+	// Two skills may share a name: their files keep the order (and routing) deterministic.
+	slices.SortFunc(out, func(a, b Skill) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.File, b.File)
+	})
 	return out
 }
 

@@ -147,3 +147,44 @@ func TestS004_08_ActivationIDIsBoundToItsClient(t *testing.T) {
 		t.Fatalf("the maker's own bundle %+v", own)
 	}
 }
+
+// Scenario: S004-08 — two skills with the same front-matter name: reading that name is
+// refused with the folders to choose from (not one of them picked silently), and a handoff
+// routed to both shows as read only the one that was read.
+func TestS004_08_DuplicateSkillNames(t *testing.T) {
+	skills, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"dup-a", "dup-b"} {
+		if err := os.MkdirAll(filepath.Join(skills, dir), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		body := "---\nname: reviewer\ndescription: review golang code (" + dir + ")\n---\n"
+		if err := os.WriteFile(filepath.Join(skills, dir, "SKILL.md"), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	th, root := handoffHost(t, hosttest.Options{}, func(c *config.Config) { c.Handoff.SkillRoots = []string{skills} })
+	c := th.Client("bot")
+
+	e := hosttest.CallErr(t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "reviewer"}, model.CodeInvalidArgument)
+	if !strings.Contains(e.Hint, "dup-a") || !strings.Contains(e.Hint, "dup-b") {
+		t.Fatalf("an ambiguous name must name the folders to choose from: %+v", e)
+	}
+	h := demoHandoff(projectDir(t, root, "p"))
+	h["skillTask"] = "review golang code"
+	created := createHandoff(t, c, h)
+	if a := created.Handoff.SkillActivations; len(a) != 2 || a[0].Activated || a[1].Activated {
+		t.Fatalf("activations at create %+v", a)
+	}
+	read := hosttest.Call[api.SkillReadResult](t, c, api.MethodSkillRead, api.SkillReadParams{Skill: "dup-b"})
+	if !strings.HasSuffix(read.File, filepath.Join("dup-b", "SKILL.md")) {
+		t.Fatalf("read by folder %+v", read)
+	}
+	shown := hosttest.Call[api.HandoffShowResult](t, c, api.MethodHandoffShow, api.HandoffShowParams{HandoffID: created.HandoffID})
+	a := shown.Summary.SkillActivations
+	if len(a) != 2 || a[0].Activated || !a[1].Activated || a[1].ActivationID != read.ActivationID {
+		t.Fatalf("only dup-b (routed second) was read: %+v", a)
+	}
+}
