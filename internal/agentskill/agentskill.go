@@ -76,18 +76,21 @@ func LegacyRoots(home, codexHome string) []string {
 // changed stays), so every reader finds it once. Legacy roots that do not exist are left
 // alone.
 func InstallOnce(roots, legacy []string, now time.Time) ([]RootStatus, error) {
-	out, err := Install(roots)
-	if err != nil {
-		return out, err
-	}
 	var present []string
 	for _, root := range legacy {
 		if _, err := os.Lstat(filepath.Join(root, Name)); err == nil {
 			present = append(present, root)
 		}
 	}
-	if len(present) == 0 {
-		return out, nil
+	// The legacy roots too are checked before anything is written: a refusal says nothing was.
+	for _, root := range present {
+		if err := CheckRoot(root); err != nil {
+			return nil, err
+		}
+	}
+	out, err := Install(roots)
+	if err != nil || len(present) == 0 {
+		return out, err
 	}
 	moved, err := Uninstall(present, now)
 	return append(out, moved...), err
