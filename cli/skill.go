@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,14 +56,14 @@ func skillCmd(name, short string, do func(roots, legacy []string) ([]agentskill.
 			if err != nil {
 				return err
 			}
-			return printSkill(cmd.OutOrStdout(), roots, asJSON)
+			return printSkill(cmd.OutOrStdout(), name, roots, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
-func printSkill(w io.Writer, roots []agentskill.RootStatus, asJSON bool) error {
+func printSkill(w io.Writer, command string, roots []agentskill.RootStatus, asJSON bool) error {
 	if asJSON {
 		b, err := json.Marshal(struct {
 			Skill string                  `json:"skill"`
@@ -82,9 +83,17 @@ func printSkill(w io.Writer, roots []agentskill.RootStatus, asJSON bool) error {
 			line += "  (" + r.Action + ")"
 		}
 		if r.Action == "conflict" {
-			line += "  changed since it was installed: left as it is"
+			line += "  changed since it was installed: left as it is; " + conflictFix(command, filepath.Dir(r.Path))
 		}
 		fmt.Fprintln(w, line)
 	}
 	return nil
+}
+
+// conflictFix says what to do about a copy the user changed, which codexhost never touches.
+func conflictFix(command, dir string) string {
+	if command == "install" {
+		return "to take this build's copy, move " + dir + " aside and run `codexhost skill install` again"
+	}
+	return "delete " + dir + " yourself if you want it gone"
 }
