@@ -267,7 +267,15 @@ func (s *Service) findSkill(rootGiven, name string) (foundSkill, error) {
 	}
 	switch len(match) {
 	case 0:
-		return foundSkill{}, model.Errorf(model.CodeInvalidArgument, "use a skill name that skill.route returns", "no skill %q in %s", clip(name, 80), root).WithDetail("skills", names)
+		hint := "use a skill name that skill.route returns"
+		if filepath.Base(name) == name && name != "." && name != ".." {
+			if st, err := os.Stat(filepath.Join(root, name)); err == nil && st.IsDir() {
+				if _, why := loadSkill(root, name); why != "" {
+					hint = "folder " + clip(name, 80) + " is not a skill: " + why
+				}
+			}
+		}
+		return foundSkill{}, model.Errorf(model.CodeInvalidArgument, hint, "no skill %q in %s", clip(name, 80), root).WithDetail("skills", names)
 	case 1:
 	default:
 		folders := make([]string, 0, len(match))

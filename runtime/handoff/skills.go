@@ -91,24 +91,9 @@ func LoadSkills(root string) []Skill {
 		if len(out) >= maxSkillsRead || !e.IsDir() {
 			continue
 		}
-		file := filepath.Join(root, e.Name(), "SKILL.md")
-		real, err := filepath.EvalSymlinks(file)
-		if err != nil || !Inside(root, real) {
-			continue // a SKILL.md that links out of the approved root is not approved
+		if sk, why := loadSkill(root, e.Name()); why == "" {
+			out = append(out, sk)
 		}
-		st, err := os.Stat(real)
-		if err != nil || !st.Mode().IsRegular() || st.Size() > maxSkillFile {
-			continue
-		}
-		b, err := os.ReadFile(real)
-		if err != nil {
-			continue
-		}
-		name, desc, ok := ParseFrontMatter(b)
-		if !ok {
-			continue
-		}
-		out = append(out, Skill{Name: name, Description: desc, File: file})
 	}
 	// Two skills may share a name: their files keep the order (and routing) deterministic.
 	slices.SortFunc(out, func(a, b Skill) int {
@@ -118,6 +103,34 @@ func LoadSkills(root string) []Skill {
 		return strings.Compare(a.File, b.File)
 	})
 	return out
+}
+
+// loadSkill reads <root>/<dir>/SKILL.md, or says why it is not a skill, and how to fix that.
+func loadSkill(root, dir string) (Skill, string) {
+	file := filepath.Join(root, dir, "SKILL.md")
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return Skill{}, "it has no readable SKILL.md"
+	}
+	if !Inside(root, real) {
+		return Skill{}, "its SKILL.md links out of the approved skill root: copy the file into the folder"
+	}
+	st, err := os.Stat(real)
+	if err != nil || !st.Mode().IsRegular() {
+		return Skill{}, "its SKILL.md is not a regular file"
+	}
+	if st.Size() > maxSkillFile {
+		return Skill{}, fmt.Sprintf("its SKILL.md has %d bytes, more than the %d a skill may have: move detail into files it references", st.Size(), maxSkillFile)
+	}
+	b, err := os.ReadFile(real)
+	if err != nil {
+		return Skill{}, "its SKILL.md cannot be read: check its permissions"
+	}
+	name, desc, ok := ParseFrontMatter(b)
+	if !ok {
+		return Skill{}, "its SKILL.md does not start with front matter holding a name: add ---, name: ..., description: ..., --- at its top"
+	}
+	return Skill{Name: name, Description: desc, File: file}, ""
 }
 
 // Built on first use: a package-level map or regexp is built by every process at start.

@@ -188,3 +188,46 @@ func TestS004_08_DuplicateSkillNames(t *testing.T) {
 		t.Fatalf("only dup-b (routed second) was read: %+v", a)
 	}
 }
+
+// Scenario: S004-08 — a folder of the skill root that is not a skill is named with the
+// reason and the fix when asked for: too big, no front matter, or a SKILL.md linking out of
+// the root (which is never read).
+func TestS004_08_SkillReadSaysWhyAFolderIsNoSkill(t *testing.T) {
+	skills, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "SKILL.md")
+	files := map[string]string{
+		filepath.Join(skills, "big", "SKILL.md"):  "---\nname: big\n---\n" + strings.Repeat("x", 70<<10),
+		filepath.Join(skills, "bare", "SKILL.md"): "just notes\n",
+		secret: "---\nname: outlink\ndescription: TOPSECRET\n---\nTOPSECRET\n",
+	}
+	for path, body := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(skills, "outlink"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(skills, "outlink", "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	th, _ := handoffHost(t, hosttest.Options{}, func(c *config.Config) { c.Handoff.SkillRoots = []string{skills} })
+	c := th.Client("bot")
+	for folder, want := range map[string]string{"big": "more than the 65536", "bare": "front matter", "outlink": "links out of the approved skill root"} {
+		e := hosttest.CallErr(t, c, api.MethodSkillRead, api.SkillReadParams{Skill: folder}, model.CodeInvalidArgument)
+		if !strings.Contains(e.Hint, want) || strings.Contains(e.Hint+e.Message, "TOPSECRET") {
+			t.Errorf("skill.read %s: %+v; want a hint with %q", folder, e, want)
+		}
+	}
+	e := hosttest.CallErr(t, c, api.MethodSkillBundle, api.SkillBundleParams{Skill: "outlink"}, model.CodeInvalidArgument)
+	if strings.Contains(e.Hint+e.Message, "TOPSECRET") {
+		t.Fatalf("bundle read out of the root: %+v", e)
+	}
+}
