@@ -13,6 +13,7 @@ import (
 	"github.com/codexhost/codexhost/model"
 	"github.com/codexhost/codexhost/runtime/api"
 	"github.com/codexhost/codexhost/runtime/backup"
+	"github.com/codexhost/codexhost/store"
 )
 
 func newBackupCmd() *cobra.Command {
@@ -21,7 +22,7 @@ func newBackupCmd() *cobra.Command {
 		Use:   "backup FILE [--json]",
 		Short: "Write a consistent backup of the home's database to FILE (0600)",
 		Long: "Write a backup of the home's database (badger's backup stream) to FILE, mode 0600, replacing it " +
-			"atomically. When a runtime holds the home it writes the backup itself, a consistent snapshot taken while it " +
+			"atomically. It does not hold config.toml (clients, nodes) or the transcripts directory (external-harness threads); copy those too. When a runtime holds the home it writes the backup itself, a consistent snapshot taken while it " +
 			"keeps serving; otherwise the command opens the database directly. `codexhost restore FILE` puts it back; " +
 			"`codexhost doctor` says when the last backup is more than a week old.",
 		Args: backupFileArg,
@@ -99,6 +100,10 @@ func newRestoreCmd() *cobra.Command {
 				fmt.Fprintf(w, "restored %d keys from %s\n", info.Records, info.From)
 				if info.Replaced != "" {
 					fmt.Fprintf(w, "the previous database is kept in %s\n", info.Replaced)
+				}
+				if n := info.MissingTranscripts; n > 0 {
+					fmt.Fprintf(w, "warning: %d external-harness threads have no transcript in %s; the backup holds the database only: copy their files from the old home's transcripts directory, or they are listed nowhere\n",
+						n, filepath.Join(home, store.TranscriptsDir))
 				}
 			})
 		},

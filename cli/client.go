@@ -54,13 +54,15 @@ func newClientAddCmd() *cobra.Command {
 				return err
 			}
 			var token string
-			if err := config.Update(home, func(cfg *config.Config) error {
+			kept, err := config.Update(home, func(cfg *config.Config) error {
 				var aerr error
 				token, aerr = cfg.AddClient(args[0], grant)
 				return aerr
-			}); err != nil {
+			})
+			if err != nil {
 				return err
 			}
+			noteKept(cmd.ErrOrStderr(), kept)
 			if !asText {
 				b, _ := json.Marshal(api.ClientAddResult{Client: args[0], Token: token})
 				fmt.Fprintln(cmd.OutOrStdout(), string(b))

@@ -130,6 +130,9 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	if m := rep.Config.Migration; m != nil && m.Legacy {
 		if m.Applied {
 			fmt.Fprintf(w, "  migrated the legacy [%s] table; config.toml rewritten (0600)\n", config.LegacyTable)
+			if m.Kept != "" {
+				fmt.Fprintf(w, "  %s\n", config.KeptNote(m.Kept))
+			}
 		} else {
 			fmt.Fprintf(w, "  legacy [%s] table found\n", config.LegacyTable)
 		}

@@ -16,6 +16,9 @@ import (
 func TestDoctorExitsNonZeroWhenItFindsProblems(t *testing.T) {
 	t.Parallel()
 	healthy := t.TempDir()
+	if err := os.Chmod(healthy, 0o700); err != nil { // a home others can enter is a problem
+		t.Fatal(err)
+	}
 	setenv(t, envHome, healthy)
 	codex := filepath.Join(t.TempDir(), "codex")
 	if err := os.WriteFile(codex, []byte("#!/bin/sh\n"), 0o755); err != nil {

@@ -34,6 +34,9 @@ max_stored_sessions = 40
 func doctorHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
+	if err := os.Chmod(home, 0o700); err != nil { // a home others can enter is a problem
+		t.Fatal(err)
+	}
 	setenv(t, envHome, home)
 	codex := filepath.Join(t.TempDir(), "codex")
 	if err := os.WriteFile(codex, []byte("#!/bin/sh\n"), 0o755); err != nil {

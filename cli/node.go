@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,16 +32,26 @@ func newNodeCmd() *cobra.Command {
 	return cmd
 }
 
-// updateHomeConfig changes the home's config.toml under its lock (config.Update).
-func updateHomeConfig(ctx context.Context, fn func(*config.Config) error) error {
-	home, err := homeDir(ctx)
+// updateHomeConfig changes the home's config.toml under its lock (config.Update), telling
+// stderr where the previous file is kept when the rewrite dropped its comments.
+func updateHomeConfig(cmd *cobra.Command, fn func(*config.Config) error) error {
+	home, err := homeDir(cmd.Context())
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
 	}
-	return config.Update(home, fn)
+	kept, err := config.Update(home, fn)
+	noteKept(cmd.ErrOrStderr(), kept)
+	return err
+}
+
+// noteKept says where the previous config.toml is when a rewrite dropped its comments.
+func noteKept(w io.Writer, kept string) {
+	if kept != "" {
+		fmt.Fprintln(w, config.KeptNote(kept))
+	}
 }
 
 func newNodeAllowCmd() *cobra.Command {
@@ -61,7 +70,7 @@ func newNodeAllowCmd() *cobra.Command {
 				token      string
 				advertised []string
 			)
-			if err := updateHomeConfig(cmd.Context(), func(cfg *config.Config) error {
+			if err := updateHomeConfig(cmd, func(cfg *config.Config) error {
 				var aerr error
 				token, aerr = cfg.AddNodeClient(args[0])
 				advertised = cfg.NodeAdvertised()
@@ -108,7 +117,7 @@ func newNodePairCmd() *cobra.Command {
 			if err != nil && err != io.EOF {
 				return err
 			}
-			if err := updateHomeConfig(cmd.Context(), func(cfg *config.Config) error { return cfg.PairNode(args[0], args[1], line) }); err != nil {
+			if err := updateHomeConfig(cmd, func(cfg *config.Config) error { return cfg.PairNode(args[0], args[1], line) }); err != nil {
 				return err
 			}
 			hostID := config.NodeHostPrefix + args[0]

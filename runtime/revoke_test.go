@@ -26,7 +26,7 @@ func TestRevokedClientsOpenConnectionsEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fresh string
-	if err := config.Update(th.home, func(cfg *config.Config) error {
+	if _, err := config.Update(th.home, func(cfg *config.Config) error {
 		delete(cfg.Clients, "gone")
 		delete(cfg.Clients, "watcher")
 		delete(cfg.Clients, "rotated")

@@ -70,6 +70,12 @@ func ensurePrivateDir(dir string, isHome bool) error {
 			return fmt.Errorf("store: stat %s %s: %w", what, dir, err)
 		}
 	}
+	return checkPrivateDir(dir, fi, what)
+}
+
+// checkPrivateDir refuses dir unless it is a directory owned by this user with no group/other
+// access; what names it in the error ("home", "database directory").
+func checkPrivateDir(dir string, fi os.FileInfo, what string) error {
 	if !fi.IsDir() {
 		return model.Errorf(model.CodeFailedPrecondition,
 			fmt.Sprintf("move %s away, or set CODEXHOST_HOME to a directory", dir),

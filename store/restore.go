@@ -21,6 +21,10 @@ type RestoreInfo struct {
 	Replaced string    `json:"replaced,omitempty"`
 	Records  int       `json:"records"`
 	At       time.Time `json:"at"`
+	// MissingTranscripts counts restored threads of external harnesses without a transcript in
+	// the home's transcripts directory: the backup holds the database only, so they are listed
+	// nowhere until their files are copied back from the old home.
+	MissingTranscripts int `json:"missingTranscripts,omitempty"`
 }
 
 // RestoreOptions are the choices of a restore.
@@ -76,11 +80,15 @@ func Restore(home, path string, o RestoreOptions, now time.Time) (RestoreInfo, e
 			_ = os.RemoveAll(staging) // only what this call created
 		}
 	}()
-	records, err = loadInto(staging, bufio.NewReaderSize(src, 1<<20))
+	records, external, err := loadInto(staging, bufio.NewReaderSize(src, 1<<20))
 	if err != nil {
 		return RestoreInfo{}, err
 	}
-	info := RestoreInfo{From: path, Records: records, At: now.UTC()}
+	missing, err := missingTranscripts(home, external)
+	if err != nil {
+		return RestoreInfo{}, err
+	}
+	info := RestoreInfo{From: path, Records: records, At: now.UTC(), MissingTranscripts: missing}
 	swap := func() error {
 		if present {
 			info.Replaced = filepath.Join(home, "db-replaced-"+stamp)
@@ -149,18 +157,18 @@ func checkReplaceable(home string, replace bool) error {
 }
 
 // loadInto creates a database at dir and loads a backup stream into it, returning how many
-// keys it holds.
-func loadInto(dir string, r *bufio.Reader) (int, error) {
+// keys it holds and the threads of external harnesses among them.
+func loadInto(dir string, r *bufio.Reader) (int, []string, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
-		return 0, fmt.Errorf("store: create %s: %w", dir, err)
+		return 0, nil, fmt.Errorf("store: create %s: %w", dir, err)
 	}
 	db, err := openWithPrivateUmask(badgerOptions(dir, Options{}))
 	if err != nil {
-		return 0, fmt.Errorf("store: open %s: %w", dir, err)
+		return 0, nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
 	if err := loadRecovered(db, r); err != nil {
 		_ = db.Close()
-		return 0, model.Errorf(model.CodeInvalidArgument, "name a complete file written by `codexhost backup`", "the backup cannot be loaded: %v", err)
+		return 0, nil, model.Errorf(model.CodeInvalidArgument, "name a complete file written by `codexhost backup`", "the backup cannot be loaded: %v", err)
 	}
 	n := 0
 	_ = db.View(func(txn *badgerTxn) error {
@@ -171,10 +179,14 @@ func loadInto(dir string, r *bufio.Reader) (int, error) {
 		}
 		return nil
 	})
-	if err := db.Close(); err != nil {
-		return 0, err
+	external, err := externalThreads(db)
+	if cerr := db.Close(); err == nil {
+		err = cerr
 	}
-	return n, sweepModes(dir)
+	if err != nil {
+		return 0, nil, err
+	}
+	return n, external, sweepModes(dir)
 }
 
 type badgerTxn = badger.Txn

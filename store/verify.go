@@ -2,6 +2,8 @@ package store
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/codexhost/codexhost/model"
@@ -24,6 +26,10 @@ type VerifyReport struct {
 func Verify(home string) VerifyReport {
 	dir := filepath.Join(home, DBDir)
 	rep := VerifyReport{Dir: dir}
+	if err := checkPrivateDirs(home, dir); err != nil {
+		rep.Error = model.AsError(err)
+		return rep
+	}
 	if _, ok, err := exists(dir); err != nil || !ok {
 		if err != nil {
 			rep.Error = model.AsError(err)
@@ -52,4 +58,22 @@ func Verify(home string) VerifyReport {
 		rep.Error = checkLoss(home, dir)
 	}
 	return rep
+}
+
+// checkPrivateDirs checks the home and its database directory, those that exist, as Open
+// does, creating nothing: a store Open would refuse is not reported healthy.
+func checkPrivateDirs(home, dir string) error {
+	for _, d := range []struct{ path, what string }{{home, "home"}, {dir, "database directory"}} {
+		fi, err := os.Stat(d.path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("store: stat %s %s: %w", d.what, d.path, err)
+		}
+		if err := checkPrivateDir(d.path, fi, d.what); err != nil {
+			return err
+		}
+	}
+	return nil
 }

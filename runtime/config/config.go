@@ -347,25 +347,39 @@ func (c *Config) HarnessNames() []string {
 
 // Save writes config.toml atomically with mode 0600, under the config lock. A caller that
 // read the config first must use Update instead, or another writer's change between its read
-// and this write is lost.
+// and this write is lost. A previous file whose comments the rewrite drops is kept beside it
+// (see keepPrevious).
 func Save(home string, c *Config) error {
 	unlock, err := lockConfig(home)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	return save(home, c)
+	_, err = save(home, c)
+	return err
 }
 
 // save replaces config.toml: a 0600 temporary file beside it, synced, renamed over it, and
-// the directory synced so the rename survives a crash. The caller holds the config lock.
-func save(home string, c *Config) error {
+// the directory synced so the rename survives a crash. The caller holds the config lock. When
+// the rewrite drops comments of the previous file, that file is kept first and its path
+// returned.
+func save(home string, c *Config) (kept string, err error) {
 	var buf bytes.Buffer
-	buf.WriteString("# codexhost configuration\n")
+	buf.WriteString(header + "\n")
 	if err := toml.NewEncoder(&buf).Encode(c); err != nil {
-		return err
+		return "", err
 	}
-	return atomicfile.Write(filepath.Join(home, FileName), buf.Bytes())
+	path := filepath.Join(home, FileName)
+	old, err := readPrevious(path)
+	if err != nil {
+		return "", err
+	}
+	if droppedComments(old, buf.Bytes()) {
+		if kept, err = keepPrevious(home, old, time.Now()); err != nil {
+			return "", err
+		}
+	}
+	return kept, atomicfile.Write(path, buf.Bytes())
 }
 
 // NewToken returns a random token (256 bits, hex).

@@ -79,6 +79,8 @@ type Migration struct {
 	Legacy  bool              `json:"legacy"`  // the file has the legacy table
 	Applied bool              `json:"applied"` // the file was rewritten without it
 	Changes []MigrationChange `json:"changes"`
+	// Kept is the copy of the file before the migration when the rewrite dropped its comments.
+	Kept string `json:"kept,omitempty"`
 }
 
 // InspectLegacy reports what a migration of home/config.toml would do, without writing.
@@ -114,10 +116,11 @@ func migrateFile(home string, apply bool) (*Migration, error) {
 	if !legacy || !apply {
 		return m, nil
 	}
-	if err := save(home, cfg); err != nil {
+	kept, err := save(home, cfg)
+	if err != nil {
 		return nil, model.Errorf(model.CodeFailedPrecondition, "check the free space and permissions of "+home, "write %s: %v", path, err)
 	}
-	m.Applied = true
+	m.Applied, m.Kept = true, kept
 	return m, nil
 }
 

@@ -54,7 +54,7 @@ func (l *Live) Reload() error {
 // Current is Reload then Get; a reread that fails is logged and the last config kept.
 func (l *Live) Current() *Config {
 	if err := l.Reload(); err != nil {
-		l.logf("config reload: %v", err)
+		l.logf("config reload failed; the runtime keeps the config it read last until the file is fixed: %v", err)
 	}
 	return l.Get()
 }

@@ -16,19 +16,20 @@ import (
 const LockFileName = "config.toml.lock"
 
 // Update runs fn on the current home/config.toml and saves the result, holding the config lock
-// from before the read to after the atomic replace. fn's error leaves the file as it was.
-func Update(home string, fn func(*Config) error) error {
+// from before the read to after the atomic replace. fn's error leaves the file as it was. kept
+// is the copy of the previous file when the rewrite dropped its comments (KeptNote says so).
+func Update(home string, fn func(*Config) error) (kept string, err error) {
 	unlock, err := lockConfig(home)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer unlock()
 	cfg, err := Load(home)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := fn(cfg); err != nil {
-		return err
+		return "", err
 	}
 	return save(home, cfg)
 }
