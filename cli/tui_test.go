@@ -318,7 +318,9 @@ func TestTerminalAppDrivesARealRuntime(t *testing.T) {
 	waitFor("Open a thread")
 	typeText(slow)
 	press(km.Input.Submit)
-	waitFor("● running")
+	// Its transcript, not only its fleet row (which shows it running as soon as the event
+	// arrives), says the open has finished and the thread is the one selected.
+	waitFor("● running", "▌ slow task")
 	press(km.Thread.Watch)
 	waitFor("Watch a thread")
 	press(km.Input.Submit)
