@@ -23,31 +23,12 @@ func TestContinuedSessionApprovalReadsWithTheSupervisedThread(t *testing.T) {
 	t.Parallel()
 	th := hosttest.New(t, hosttest.Options{Codex: true, Operators: []string{"ops"}})
 	src, _ := codexfixture.StoredThread(t, th.CodexHome, "", "hello")
-	cfgPath := filepath.Join(th.CodexHome, "config.toml")
-	b, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(b), `approval_policy = "never"`, `approval_policy = "on-request"`, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	askOnRequest(t, th.CodexHome)
 	th.Restart() // the App Server reads the policy when it starts
 	c := th.Client("ops")
 
 	sid := hosttest.Call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src}).Thread.ID
-	th.Fake.Enqueue(fakemodel.FunctionCall("exec_command",
-		`{"cmd":"touch continued-marker","sandbox_permissions":"require_escalated","justification":"writes a file"}`), fakemodel.Reply("done"))
-	hosttest.Call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "write it"})
-	var asked model.Approval
-	hosttest.Eventually(t, "the continued session's approval", func() bool {
-		list := hosttest.Call[api.ApprovalListResult](t, c, api.MethodApprovalList, api.ApprovalListParams{Pending: true})
-		if len(list.Approvals) == 1 {
-			asked = list.Approvals[0]
-		}
-		return asked.ID != ""
-	})
-	hosttest.Call[api.ApprovalResult](t, c, api.MethodApprovalAnswer, api.ApprovalAnswerParams{ID: asked.ID, Decision: model.DecisionDecline})
-	hosttest.WaitStopped(t, c, sid)
+	asked := declineAnEscalation(t, th, c, sid)
 
 	rd := hosttest.Call[api.ThreadReadResult](t, c, api.MethodThreadRead, api.ThreadReadParams{Thread: sid, View: model.ViewMessages})
 	if len(rd.Approvals) != 1 || rd.Approvals[0].ID != asked.ID || rd.Approvals[0].Decision != model.DecisionDecline {
@@ -63,14 +44,7 @@ func TestAnExtraHomesBranchAsksItsApprovals(t *testing.T) {
 	th := hosttest.New(t, hosttest.Options{Codex: true, Operators: []string{"ops"}})
 	extra := codextest.NewHome(t, th.Fake.URL())
 	src, _ := codexfixture.StoredThread(t, extra, "", "extra question")
-	cfgPath := filepath.Join(extra, "config.toml")
-	b, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(b), `approval_policy = "never"`, `approval_policy = "on-request"`, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	askOnRequest(t, extra)
 	cfg, err := config.Load(th.Home)
 	if err != nil {
 		t.Fatal(err)
@@ -83,11 +57,32 @@ func TestAnExtraHomesBranchAsksItsApprovals(t *testing.T) {
 	c := th.Client("ops")
 
 	sid := hosttest.Call[api.CatalogContinueResult](t, c, api.MethodCatalogContinue, api.CatalogContinueParams{Thread: src, Host: catalog.ExtraHostID(extra)}).Thread.ID
+	declineAnEscalation(t, th, c, sid)
+}
+
+// askOnRequest sets the Codex home's approval policy to on-request: the App Server reads it
+// when it starts.
+func askOnRequest(t *testing.T, codexHome string) {
+	t.Helper()
+	cfgPath := filepath.Join(codexHome, "config.toml")
+	b, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgPath, []byte(strings.Replace(string(b), `approval_policy = "never"`, `approval_policy = "on-request"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// declineAnEscalation sends thread a turn whose command asks to run outside the sandbox,
+// waits for that approval to be pending, declines it and waits for the turn to end.
+func declineAnEscalation(t *testing.T, th *hosttest.Host, c *api.Client, thread string) model.Approval {
+	t.Helper()
 	th.Fake.Enqueue(fakemodel.FunctionCall("exec_command",
-		`{"cmd":"touch extra-marker","sandbox_permissions":"require_escalated","justification":"writes a file"}`), fakemodel.Reply("done"))
-	hosttest.Call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: sid, Message: "write it"})
+		`{"cmd":"touch escalated-marker","sandbox_permissions":"require_escalated","justification":"writes a file"}`), fakemodel.Reply("done"))
+	hosttest.Call[api.ThreadSendResult](t, c, api.MethodThreadSend, api.ThreadSendParams{Thread: thread, Message: "write it"})
 	var asked model.Approval
-	hosttest.Eventually(t, "the extra home's branch asking", func() bool {
+	hosttest.Eventually(t, "the approval asked", func() bool {
 		list := hosttest.Call[api.ApprovalListResult](t, c, api.MethodApprovalList, api.ApprovalListParams{Pending: true})
 		if len(list.Approvals) == 1 {
 			asked = list.Approvals[0]
@@ -95,5 +90,6 @@ func TestAnExtraHomesBranchAsksItsApprovals(t *testing.T) {
 		return asked.ID != ""
 	})
 	hosttest.Call[api.ApprovalResult](t, c, api.MethodApprovalAnswer, api.ApprovalAnswerParams{ID: asked.ID, Decision: model.DecisionDecline})
-	hosttest.WaitStopped(t, c, sid)
+	hosttest.WaitStopped(t, c, thread)
+	return asked
 }
