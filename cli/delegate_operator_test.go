@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,11 +19,7 @@ import (
 // commands it prints to run next carry --operator too.
 func TestDelegateStartAtTheKeyboardFollowsItsHint(t *testing.T) {
 	t.Parallel()
-	home := operatorHome(t, "/nonexistent/codex", t.TempDir())
-	config := "[harnesses.echo]\ncommand = [\"sh\", \"-c\", \"sleep 0.3; cat\"]\n"
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	operatorHomeWithEcho(t, "sleep 0.3; cat")
 	args := []string{"delegate", "start", "--harness", "echo", "--task", "from the keyboard"}
 	_, errOut, code := run(t, args...)
 	if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable || !strings.Contains(errOut, "at the keyboard add --operator") {
@@ -64,4 +61,15 @@ func TestOperatorCommandsTakeOperatorToo(t *testing.T) {
 			t.Errorf("%v: %d %s %s", args, code, out, errOut)
 		}
 	}
+}
+
+// operatorHomeWithEcho is operatorHome with one external harness, echo, running script.
+func operatorHomeWithEcho(t *testing.T, script string) string {
+	t.Helper()
+	home := operatorHome(t, "/nonexistent/codex", t.TempDir())
+	config := "[harnesses.echo]\ncommand = [\"sh\", \"-c\", " + strconv.Quote(script) + "]\n"
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
 }

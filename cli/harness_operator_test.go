@@ -2,8 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,11 +15,7 @@ import (
 // that take it (`client events` has no operator form).
 func TestHarnessCommandsAtTheKeyboard(t *testing.T) {
 	t.Parallel()
-	home := operatorHome(t, "/nonexistent/codex", t.TempDir())
-	config := "[harnesses.echo]\ncommand = [\"sh\", \"-c\", \"cat\"]\n"
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	operatorHomeWithEcho(t, "cat")
 	_, errOut, code := run(t, "harness", "list")
 	if code != 1 || errorCode(t, errOut) != model.CodeRuntimeUnreachable || !strings.Contains(errOut, "at the keyboard add --operator") {
 		t.Fatalf("harness list without a connection: %d %s", code, errOut)
