@@ -22,12 +22,11 @@ func (h *Hub) Subscribe(ctx context.Context, fn func(Event)) {
 	id := h.id
 	h.subs[id] = fn
 	h.mu.Unlock()
-	go func() {
-		<-ctx.Done()
+	context.AfterFunc(ctx, func() { // no goroutine waits out each subscription
 		h.mu.Lock()
 		delete(h.subs, id)
 		h.mu.Unlock()
-	}()
+	})
 }
 
 // Publish hands ev to every subscriber, outside the hub's lock.

@@ -36,13 +36,12 @@ type testHandler struct {
 
 	mu      sync.Mutex
 	methods []string
-	subs    map[int]func(Event)
-	next    int
+	hub     Hub // the subscribers, fanned out to as the runtime's hub does
 }
 
 func newTestHandler() *testHandler {
 	return &testHandler{release: make(chan struct{}), started: make(chan struct{}, 16),
-		canceled: make(chan struct{}, 16), subs: make(map[int]func(Event))}
+		canceled: make(chan struct{}, 16)}
 }
 
 func (h *testHandler) Authenticate(token string) (Caller, bool) {
@@ -101,37 +100,16 @@ func (h *testHandler) Handle(ctx context.Context, caller Caller, method string, 
 	return nil, fmt.Errorf("%w %q", ErrUnknownMethod, method)
 }
 
-func (h *testHandler) Subscribe(ctx context.Context, fn func(Event)) {
-	h.mu.Lock()
-	id := h.next
-	h.next++
-	h.subs[id] = fn
-	h.mu.Unlock()
-	context.AfterFunc(ctx, func() {
-		h.mu.Lock()
-		delete(h.subs, id)
-		h.mu.Unlock()
-	})
-}
+func (h *testHandler) Subscribe(ctx context.Context, fn func(Event)) { h.hub.Subscribe(ctx, fn) }
 
 // publish calls every subscriber synchronously, as a real fan-out would: it returns only if
 // no subscriber blocks.
-func (h *testHandler) publish(ev Event) {
-	h.mu.Lock()
-	fns := make([]func(Event), 0, len(h.subs))
-	for _, fn := range h.subs {
-		fns = append(fns, fn)
-	}
-	h.mu.Unlock()
-	for _, fn := range fns {
-		fn(ev)
-	}
-}
+func (h *testHandler) publish(ev Event) { h.hub.Publish(ev) }
 
 func (h *testHandler) subCount() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.subs)
+	h.hub.mu.Lock()
+	defer h.hub.mu.Unlock()
+	return len(h.hub.subs)
 }
 
 func (h *testHandler) saw(method string) bool {
