@@ -67,6 +67,26 @@ func TestToolsHaveAnOutputSchemaTheirResultsMatch(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), answerDeadline)
 	defer cancel()
+	schemas := outputSchemas(ctx, t, cs)
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "codex.status", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("codex.status: %v %+v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var v any
+	_ = json.Unmarshal(b, &v)
+	if err := schemas["codex.status"].Validate(v); err != nil {
+		t.Fatalf("codex.status result %s does not match its outputSchema: %v", b, err)
+	}
+	if err := schemas["codex.status"].Validate(map[string]any{"tasks": "nope"}); err == nil {
+		t.Fatal("the schema accepts anything")
+	}
+}
+
+// outputSchemas lists the tools and resolves each one's outputSchema, which must describe an
+// object (or a choice of them).
+func outputSchemas(ctx context.Context, t *testing.T, cs *sdk.ClientSession) map[string]*jsonschema.Resolved {
+	t.Helper()
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -82,17 +102,5 @@ func TestToolsHaveAnOutputSchemaTheirResultsMatch(t *testing.T) {
 			t.Fatalf("%s: %v", tl.Name, err)
 		}
 	}
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "codex.status", Arguments: map[string]any{}})
-	if err != nil || res.IsError {
-		t.Fatalf("codex.status: %v %+v", err, res)
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	var v any
-	_ = json.Unmarshal(b, &v)
-	if err := schemas["codex.status"].Validate(v); err != nil {
-		t.Fatalf("codex.status result %s does not match its outputSchema: %v", b, err)
-	}
-	if err := schemas["codex.status"].Validate(map[string]any{"tasks": "nope"}); err == nil {
-		t.Fatal("the schema accepts anything")
-	}
+	return schemas
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codexhost/codexhost/model"
@@ -24,21 +23,7 @@ func TestToolErrorsKeepStructuredContentToTheOutputSchema(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), answerDeadline)
 	defer cancel()
-	list, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schemas := map[string]*jsonschema.Resolved{}
-	for _, tl := range list.Tools {
-		b, _ := json.Marshal(tl.OutputSchema)
-		var s jsonschema.Schema
-		if err := json.Unmarshal(b, &s); err != nil {
-			t.Fatal(err)
-		}
-		if schemas[tl.Name], err = s.Resolve(nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	schemas := outputSchemas(ctx, t, cs)
 	calls := []struct {
 		tool  string
 		args  map[string]any
