@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -27,7 +29,7 @@ func newApprovalsCmd() *cobra.Command {
 				if !cmd.Flags().Changed("timeout-ms") {
 					o.timeoutMs = 0 // following lasts until the command is stopped
 				}
-				return o.withSession(cmd, func(ctx context.Context, s *operatorSession) error { return followApprovals(ctx, cmd, &o, s, p) })
+				return followAcrossRestarts(cmd, &o, p)
 			}
 			res, err := operatorCall(&o, cmd, api.ApprovalList, p)
 			if err != nil {
@@ -38,9 +40,40 @@ func newApprovalsCmd() *cobra.Command {
 	}
 	o.register(cmd)
 	cmd.Flags().BoolVar(&p.Pending, "pending", false, "only the approvals that wait for an answer")
-	cmd.Flags().BoolVar(&follow, "follow", false, "after the list, print each approval as it is asked, taken or decided (with --json one {\"approval\": …} line each) until stopped")
+	cmd.Flags().BoolVar(&follow, "follow", false, "after the list, print each approval as it is asked, taken or decided (with --json one {\"approval\": …} line each) until stopped; across a restart of the runtime the list is printed again")
 	return cmd
 }
+
+// errEventsClosed is a followed runtime gone away (stopped, restarted, taken over).
+var errEventsClosed = model.Errorf(model.CodeRuntimeUnreachable, "run codexhost approvals --follow again", "the runtime's event stream closed")
+
+// followAcrossRestarts follows until stopped (or --timeout-ms, counted from the start),
+// through restarts of the runtime: a closed event stream is a runtime gone away, and the
+// next one that holds the home (or one started for the command, as at the start) is
+// followed, its list printed again, since changes made meanwhile were not seen.
+func followAcrossRestarts(cmd *cobra.Command, o *operatorCommand, p api.ApprovalListParams) error {
+	deadline := time.Now().Add(time.Duration(o.timeoutMs) * time.Millisecond)
+	for {
+		err := o.withSession(cmd, func(ctx context.Context, s *operatorSession) error { return followApprovals(ctx, cmd, o, s, p) })
+		if !errors.Is(err, errEventsClosed) {
+			return err
+		}
+		fmt.Fprintln(cmd.ErrOrStderr(), "codexhost approvals: the runtime's event stream closed; following the runtime that holds the home next")
+		select {
+		case <-cmdContext(cmd).Done():
+			return nil
+		case <-time.After(followRetry):
+		}
+		if o.timeoutMs > 0 {
+			if o.timeoutMs = int(time.Until(deadline) / time.Millisecond); o.timeoutMs <= 0 {
+				return nil
+			}
+		}
+	}
+}
+
+// followRetry is the pause before following again: a restarting runtime is back by then.
+const followRetry = 500 * time.Millisecond
 
 // followApprovals prints the list, then every approval change the runtime announces to this
 // caller. It subscribes before listing, so no change falls between the two.
@@ -62,7 +95,7 @@ func followApprovals(ctx context.Context, cmd *cobra.Command, o *operatorCommand
 			return nil
 		case ev, ok := <-changes:
 			if !ok {
-				return model.Errorf(model.CodeRuntimeUnreachable, "run codexhost approvals --follow again", "the runtime's event stream closed")
+				return errEventsClosed
 			}
 			if ev.Type != api.EventApproval || ev.Approval == nil {
 				continue
