@@ -34,6 +34,9 @@ type SkillRouteParams struct {
 type SkillRouteResult struct {
 	SkillRoot       string                `json:"skillRoot"`
 	Recommendations []SkillRecommendation `json:"recommendations"`
+	// UnreadFolders counts the root's folders past the first 500 skills (in folder-name
+	// order): they were not read, so none of them can be recommended.
+	UnreadFolders int `json:"unreadFolders,omitempty"`
 }
 
 // SkillReadParams reads a skill's SKILL.md (by its front-matter name or its folder name) and

@@ -30,8 +30,9 @@ func (s *Service) SkillRoute(ctx context.Context, caller api.Caller, p api.Skill
 	if err != nil {
 		return api.SkillRouteResult{}, err
 	}
-	recs := Route(LoadSkills(root), p.Task, n)
-	return api.SkillRouteResult{SkillRoot: root, Recommendations: apiRecs(SkillRouting{Recommendations: recs})}, nil
+	skills, unread := loadSkills(root)
+	recs := Route(skills, p.Task, n)
+	return api.SkillRouteResult{SkillRoot: root, Recommendations: apiRecs(SkillRouting{Recommendations: recs}), UnreadFolders: unread}, nil
 }
 
 // SkillRead returns a skill's SKILL.md and activates the skill: the activation id is what

@@ -82,13 +82,23 @@ func ParseFrontMatter(b []byte) (name, description string, ok bool) {
 
 // LoadSkills lists the skills of root in name order; unreadable or malformed ones are skipped.
 func LoadSkills(root string) []Skill {
+	skills, _ := loadSkills(root)
+	return skills
+}
+
+// loadSkills is LoadSkills and the number of folders left unread past the first
+// maxSkillsRead skills (in folder-name order), which no route can recommend.
+func loadSkills(root string) (out []Skill, unread int) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
-	var out []Skill
 	for _, e := range entries {
-		if len(out) >= maxSkillsRead || !e.IsDir() {
+		if !e.IsDir() {
+			continue
+		}
+		if len(out) >= maxSkillsRead {
+			unread++
 			continue
 		}
 		if sk, why := loadSkill(root, e.Name()); why == "" {
@@ -102,7 +112,7 @@ func LoadSkills(root string) []Skill {
 		}
 		return strings.Compare(a.File, b.File)
 	})
-	return out
+	return out, unread
 }
 
 // loadSkill reads <root>/<dir>/SKILL.md, or says why it is not a skill, and how to fix that.

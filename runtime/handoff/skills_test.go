@@ -1,6 +1,7 @@
 package handoff
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -97,5 +98,19 @@ func TestContextLineFitsSkillContext(t *testing.T) {
 		if len(sk.File) < 1000 && !strings.HasSuffix(line, "("+strings.ToValidUTF8(sk.File, "\uFFFD")+")") {
 			t.Fatalf("the line lost the skill's file: %q", clip(line, 80))
 		}
+	}
+}
+
+// Scenario: S004-08 — a root of more skills than are read says how many folders were left
+// unread, instead of routing as if they were not there.
+func TestSkillsPastTheCapAreCounted(t *testing.T) {
+	t.Parallel()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	for i := range maxSkillsRead + 3 {
+		writeSkill(t, root, fmt.Sprintf("s%04d", i), fmt.Sprintf("---\nname: skill-%d\ndescription: d\n---\n", i))
+	}
+	skills, unread := loadSkills(root)
+	if len(skills) != maxSkillsRead || unread != 3 {
+		t.Fatalf("%d skills read, %d unread; want %d and 3", len(skills), unread, maxSkillsRead)
 	}
 }
