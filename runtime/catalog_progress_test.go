@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -241,22 +238,4 @@ func catalogIDs(ss []api.CatalogSession) []string {
 		out = append(out, s.ID)
 	}
 	return out
-}
-
-// catalogCodexProcesses lists the pids whose environment has CODEX_HOME=home.
-func catalogCodexProcesses(home string) []string {
-	var pids []string
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		env, err := os.ReadFile(filepath.Join(d, "environ"))
-		if err != nil {
-			continue
-		}
-		for _, kv := range strings.Split(string(env), "\x00") {
-			if kv == "CODEX_HOME="+home {
-				pids = append(pids, filepath.Base(d))
-			}
-		}
-	}
-	return pids
 }

@@ -20,12 +20,6 @@ var (
 	fence        = markertest.Fence
 )
 
-// sandboxedCallersAllowed is the test homes' harnesses with the named ones opened to
-// sandboxed authors.
-func sandboxedCallersAllowed(names ...string) map[string]config.Harness {
-	return markertest.SandboxedCallersAllowed(testHarnesses, names...)
-}
-
 // markerHarnesses are the test homes' harnesses with the author harness.
 func markerHarnesses() map[string]config.Harness { return markertest.Harnesses(testHarnesses) }
 

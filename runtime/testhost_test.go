@@ -6,10 +6,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -389,17 +387,6 @@ func openGate(t *testing.T, dir string) {
 	}
 }
 
-// fakeClock is an injected clock that stays where it was set.
-type fakeClock struct{ ns atomic.Int64 }
-
-func newFakeClock(at time.Time) *fakeClock {
-	c := &fakeClock{}
-	c.ns.Store(at.UnixNano())
-	return c
-}
-
-func (c *fakeClock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
-
 func threadIDs(threads []model.ThreadInfo) []string {
 	ids := make([]string, len(threads))
 	for i, th := range threads {
@@ -425,13 +412,6 @@ func listAll(t *testing.T, c *api.Client, p api.ThreadListParams) ([]string, int
 		}
 		p.Cursor = res.NextCursor
 	}
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }
 
 // codexhostVars returns the CODEXHOST_* entries of an environment (NUL- or newline-separated).
